@@ -66,7 +66,8 @@ describe("engine vs reference engine", () => {
         MARKETS.forEach((marketId, i) => {
           step(real, ref, driver.concrete({ k: "status", market: i, status: "resolved", winning: winners[i]! }))
           for (const h of engineHolders(real).holders(marketId)) {
-            step(real, ref, { ...driver.concrete({ k: "redeem", user: 0, market: i }), user: h.user })
+            const redeem = driver.concrete({ k: "redeem", user: 0, market: i })
+            step(real, ref, { type: "redeem", seq: redeem.seq, tsSec: redeem.tsSec, marketId, user: h.user })
           }
           expect(real.markets.get(marketId)!.backingMicro).toBe(0)
         })
