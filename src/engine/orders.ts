@@ -4,6 +4,7 @@ import type { Engine } from "./engine.ts"
 import type { BookSide } from "./book.ts"
 import {
   buyLockPerContractMicro,
+  FEE_ACCOUNT,
   feeCeilMicro,
   isIntIn,
   MAX_ORDER_SIZE,
@@ -41,7 +42,6 @@ export const applyPlaceOrder = (e: Engine, cmd: PlaceOrder): void => {
   const nonce = cmd.nonce
   if (!isIntIn(nonce, 1, Number.MAX_SAFE_INTEGER)) return void e.reject("place_order", "invalid_nonce", user)
   const builderKey = cmd.builderKey === undefined ? null : cmd.builderKey
-  if (builderKey !== null && typeof builderKey !== "string") return void e.reject("place_order", "unknown_builder", user)
 
   const market = e.markets.get(cmd.marketId)
   if (market === undefined) return void e.reject("place_order", "unknown_market", user)
@@ -55,7 +55,7 @@ export const applyPlaceOrder = (e: Engine, cmd: PlaceOrder): void => {
   let builderWallet: string | null = null
   let builderFeeBps = 0
   if (builderKey !== null) {
-    const builder = e.builders.get(builderKey)
+    const builder = typeof builderKey === "string" ? e.builders.get(builderKey) : undefined
     if (builder === undefined) return void e.reject("place_order", "unknown_builder", user)
     builderWallet = builder.wallet
     builderFeeBps = builder.enabled ? builder.feeBps : 0
@@ -217,8 +217,9 @@ const settle = (e: Engine, taker: Order, maker: Order, size: number, yesPriceBps
   // Taker fees fund maker rebates; the house never pays out more than it holds.
   let rebate = 0
   const rebateWanted = rebateFloorMicro(size, makerPriceBps, e.makerRebateBps)
-  if (takerFee > 0 || rebateWanted > 0) {
-    const house = e.feeAccount()
+  // The house account comes into being with its first fee, not with a rebate it cannot pay.
+  const house = takerFee > 0 ? e.feeAccount() : rebateWanted > 0 ? e.accounts.get(FEE_ACCOUNT) : undefined
+  if (house !== undefined) {
     house.availableMicro += takerFee
     rebate = rebateWanted < house.availableMicro ? rebateWanted : house.availableMicro
     house.availableMicro -= rebate

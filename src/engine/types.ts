@@ -134,7 +134,6 @@ export type RejectReason =
   | "invalid_amount"
   | "invalid_fee"
   | "invalid_status"
-  | "invalid_transition"
   | "unknown_market"
   | "market_exists"
   | "market_halted"

@@ -163,7 +163,6 @@ export class ReferenceEngine {
     if (!isInt(c.priceBps, 0, 10_000)) return void this.no("place_order", "invalid_price", user)
     if (!isInt(c.size, 1, 100_000_000)) return void this.no("place_order", "invalid_size", user)
     if (!isInt(c.nonce, 1, Number.MAX_SAFE_INTEGER)) return void this.no("place_order", "invalid_nonce", user)
-    if (c.builderKey !== undefined && typeof c.builderKey !== "string") return void this.no("place_order", "unknown_builder", user)
     const m = this.markets.get(c.marketId)
     if (!m) return void this.no("place_order", "unknown_market", user)
     if (m.status === "halted") return void this.no("place_order", "market_halted", user)
@@ -173,7 +172,7 @@ export class ReferenceEngine {
     let builderWallet: string | null = null
     let builderFee = 0
     if (c.builderKey !== undefined) {
-      const b = this.builders.get(c.builderKey)
+      const b = typeof c.builderKey === "string" ? this.builders.get(c.builderKey) : undefined
       if (!b) return void this.no("place_order", "unknown_builder", user)
       builderWallet = b.wallet
       builderFee = b.enabled ? b.fee : 0
@@ -270,7 +269,7 @@ export class ReferenceEngine {
     this.party(maker, size, own(maker), makerBuilderFee)
     const wanted = feeDown(size, own(maker), this.rebateBps)
     let rebate = 0
-    if (takerFee > 0 || wanted > 0) {
+    if (takerFee > 0 || (wanted > 0 && this.accts.has(HOUSE))) {
       const house = this.acct(HOUSE)
       house.available += takerFee
       rebate = Math.min(wanted, house.available)
