@@ -1,0 +1,43 @@
+// The HTTP app: one function from request to response, used by the node:http
+// adapter live and called directly by the simulator. Errors map to the
+// envelope here and nowhere else; nothing answers with HTML or a stack trace.
+import { ApiError } from "../domain/errors.ts"
+import type { AppCtx } from "./context.ts"
+import { corsHeaders, preflight } from "./cors.ts"
+import { errorResponse, type HttpRequest, type HttpResponse, json, Router } from "./http.ts"
+import { metaRoutes } from "./openapi.ts"
+import { accountRoutes } from "./routes/account.ts"
+import { adminRoutes } from "./routes/admin.ts"
+import { feeRoutes } from "./routes/fees.ts"
+import { marketRoutes } from "./routes/markets.ts"
+import { orderRoutes } from "./routes/orders.ts"
+import { sessionRoutes } from "./routes/session.ts"
+
+export type App = (req: HttpRequest) => Promise<HttpResponse>
+
+export const makeRouter = (): Router<AppCtx> =>
+  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...adminRoutes, ...metaRoutes)
+
+export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {}): App => {
+  const router = makeRouter()
+  return async (req) => {
+    if (req.method === "OPTIONS") return preflight(req, ctx.config.corsOrigins)
+    let res: HttpResponse
+    try {
+      const found = router.match(req.method, req.path)
+      if (found === null) throw new ApiError("not_found", `no route ${req.method} ${req.path}`)
+      if (found === "method_not_allowed") throw new ApiError("method_not_allowed", `${req.method} is not allowed on ${req.path}`)
+      res = await found.route.handler(ctx, req, found.params)
+    } catch (err) {
+      if (err instanceof ApiError) res = errorResponse(err)
+      else {
+        onError(err)
+        res = json(500, { error: "internal_error", detail: "unexpected server error" })
+      }
+    }
+    const cors = corsHeaders(req, ctx.config.corsOrigins)
+    for (const k in cors) res.headers[k] = cors[k]!
+    if (req.method === "HEAD") res.body = ""
+    return res
+  }
+}

@@ -1,0 +1,30 @@
+// CORS is decided by the request's Origin against an allow-list, never by Host.
+import type { HttpRequest, HttpResponse } from "./http.ts"
+
+export const corsHeaders = (req: HttpRequest, allowed: ReadonlySet<string>): Record<string, string> => {
+  const origin = req.headers.origin
+  if (origin === undefined || !allowed.has(origin)) return {}
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-credentials": "true",
+    vary: "Origin"
+  }
+}
+
+/** Answers a preflight: 204 with the allowances for a listed origin, 403 otherwise. */
+export const preflight = (req: HttpRequest, allowed: ReadonlySet<string>): HttpResponse => {
+  const headers = corsHeaders(req, allowed)
+  if (headers["access-control-allow-origin"] === undefined) {
+    return { status: 403, headers: { "content-type": "application/json; charset=utf-8", vary: "Origin" }, body: JSON.stringify({ error: "forbidden_origin" }) }
+  }
+  return {
+    status: 204,
+    headers: {
+      ...headers,
+      "access-control-allow-methods": "GET, POST, OPTIONS",
+      "access-control-allow-headers": "content-type, authorization",
+      "access-control-max-age": "600"
+    },
+    body: ""
+  }
+}

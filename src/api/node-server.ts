@@ -1,0 +1,110 @@
+// The live transport: node:http in front of the transport-free app, and one
+// upgrade handler (`ws`, noServer) for /v1/ws in front of the feed hub.
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { WebSocketServer, type WebSocket } from "ws"
+import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
+import type { FeedHub, FeedSocket } from "../feed/hub.ts"
+import type { App } from "./app.ts"
+import type { HttpRequest } from "./http.ts"
+
+const MAX_BODY_BYTES = 64 * 1024
+
+export interface NodeServerOptions {
+  readonly app: App
+  readonly hub: FeedHub
+  readonly host: string
+  readonly port: number
+  readonly secret: Uint8Array
+  readonly nowMs: () => number
+}
+
+export interface RunningServer {
+  readonly server: Server
+  readonly port: number
+  readonly url: string
+  readonly wsUrl: string
+  close(): Promise<void>
+}
+
+const toRequest = (req: IncomingMessage, body: string): HttpRequest => {
+  const raw = req.url ?? "/"
+  const q = raw.indexOf("?")
+  return {
+    method: req.method ?? "GET",
+    path: q < 0 ? raw : raw.slice(0, q),
+    query: new URLSearchParams(q < 0 ? "" : raw.slice(q + 1)),
+    headers: req.headers as Record<string, string | undefined>,
+    body,
+    ip: req.socket.remoteAddress ?? "unknown"
+  }
+}
+
+export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let tooLarge = false
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) tooLarge = true
+      else chunks.push(chunk)
+    })
+    req.on("end", () => {
+      if (tooLarge) {
+        res.writeHead(413, { "content-type": "application/json; charset=utf-8" })
+        res.end(JSON.stringify({ error: "payload_too_large", detail: `body over ${MAX_BODY_BYTES} bytes` }))
+        return
+      }
+      void opts.app(toRequest(req, Buffer.concat(chunks).toString("utf8"))).then((out) => {
+        res.writeHead(out.status, out.headers)
+        res.end(out.body)
+      })
+    })
+  })
+  server.keepAliveTimeout = 65_000
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
+  server.on("upgrade", (req, socket, head) => {
+    const path = (req.url ?? "").split("?")[0]
+    if (path !== "/v1/ws") {
+      socket.end("HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\n\r\n{\"error\":\"not_found\"}")
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const cookie = readCookie(req.headers.cookie, SESSION_COOKIE)
+      const cookieUser = cookie === null ? null : verifySessionCookie(opts.secret, cookie, Math.floor(opts.nowMs() / 1000))
+      const feedSocket: FeedSocket = {
+        cookieUser,
+        send: (frame) => ws.send(frame),
+        bufferedBytes: () => ws.bufferedAmount,
+        close: (code, reason) => ws.close(code, reason)
+      }
+      opts.hub.connect(feedSocket)
+      ws.on("message", (data) => opts.hub.onMessage(feedSocket, data.toString()))
+      ws.on("close", () => opts.hub.disconnect(feedSocket))
+      ws.on("error", () => opts.hub.disconnect(feedSocket))
+    })
+  })
+
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(opts.port, opts.host, () => {
+      const { port } = server.address() as AddressInfo
+      const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host
+      resolve({
+        server,
+        port,
+        url: `http://${host}:${port}`,
+        wsUrl: `ws://${host}:${port}/v1/ws`,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const client of wss.clients) client.terminate()
+            wss.close()
+            server.closeAllConnections()
+            server.close(() => done())
+          })
+      })
+    })
+  })
+}

@@ -1,0 +1,53 @@
+// Token buckets keyed by wallet or IP, timed by the injected clock (never the
+// wall clock), so tests advance time instead of sleeping.
+import { ApiError } from "../domain/errors.ts"
+
+export interface BucketSpec {
+  readonly name: string
+  /** Requests allowed per window. */
+  readonly limit: number
+  readonly windowSec: number
+}
+
+interface Bucket {
+  tokens: number
+  updatedMs: number
+}
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>()
+
+  constructor(private readonly nowMs: () => number) {}
+
+  /** Takes one token or throws 429 rate_limited with the seconds until one is free. */
+  take(spec: BucketSpec, key: string): void {
+    const now = this.nowMs()
+    const id = `${spec.name}|${key}`
+    const ratePerMs = spec.limit / (spec.windowSec * 1000)
+    let b = this.buckets.get(id)
+    if (b === undefined) {
+      if (this.buckets.size > 200_000) this.sweep(now)
+      b = { tokens: spec.limit, updatedMs: now }
+      this.buckets.set(id, b)
+    } else {
+      b.tokens = Math.min(spec.limit, b.tokens + (now - b.updatedMs) * ratePerMs)
+      b.updatedMs = now
+    }
+    if (b.tokens < 1) {
+      const retryAfterSec = Math.max(1, Math.ceil((1 - b.tokens) / ratePerMs / 1000))
+      throw new ApiError("rate_limited", `${spec.name}: ${spec.limit} per ${spec.windowSec} s`, retryAfterSec)
+    }
+    b.tokens -= 1
+  }
+
+  /** Drops buckets idle long enough to be full again. */
+  private sweep(now: number): void {
+    for (const [id, b] of this.buckets) if (now - b.updatedMs > 3_600_000) this.buckets.delete(id)
+  }
+}
+
+export const LIMITS = {
+  walletOrders: { name: "wallet_orders", limit: 50, windowSec: 60 },
+  ipOrders: { name: "ip_orders", limit: 600, windowSec: 60 },
+  ipAdmin: { name: "ip_admin", limit: 60, windowSec: 60 }
+} as const satisfies Record<string, BucketSpec>

@@ -1,0 +1,65 @@
+// Public account reads (SPEC §4 "Account reads"): no cookie, anyone's data.
+import { isUserKey } from "../../auth/ed25519.ts"
+import { ApiError } from "../../domain/errors.ts"
+import { allPositions, balanceView, positionView } from "../../service/views.ts"
+import type { AppCtx } from "../context.ts"
+import { json, type Route } from "../http.ts"
+import { pageParams } from "./params.ts"
+
+const userParam = (params: Readonly<Record<string, string>>): string => {
+  const user = params.user!
+  if (!isUserKey(user)) throw new ApiError("invalid_pubkey", "user: not a base58 Ed25519 public key")
+  return user
+}
+
+const noStore = { "cache-control": "no-store", "x-cache": "MISS" }
+
+export const accountRoutes: ReadonlyArray<Route<AppCtx>> = [
+  {
+    method: "GET",
+    path: "/v1/balance/:user",
+    handler: (ctx, _req, params) => json(200, balanceView(ctx.exchange, userParam(params)), noStore)
+  },
+  {
+    method: "GET",
+    path: "/v1/position/:market_id/:user",
+    handler: (ctx, _req, params) => {
+      const user = userParam(params)
+      const marketId = ctx.exchange.catalog.market(params.market_id!)?.market.market_id ?? params.market_id!
+      return json(200, positionView(ctx.exchange, user, marketId), noStore)
+    }
+  },
+  {
+    method: "GET",
+    path: "/v1/positions/all/:user",
+    handler: (ctx, _req, params) => json(200, { positions: allPositions(ctx.exchange, userParam(params)) }, noStore)
+  },
+  {
+    method: "GET",
+    path: "/v1/trades/all/:user",
+    handler: (ctx, req, params) => {
+      const user = userParam(params)
+      const { limit, offset } = pageParams(req.query)
+      return json(200, { ...ctx.exchange.history.userTrades(user, limit, offset), limit, offset }, noStore)
+    }
+  },
+  {
+    method: "GET",
+    path: "/v1/deposits/all/:user",
+    // Filled by the chain watcher (deposits issue); the route and envelope exist now.
+    handler: (_ctx, req, params) => {
+      userParam(params)
+      const { limit, offset } = pageParams(req.query)
+      return json(200, { deposits: [], total: 0, limit, offset }, noStore)
+    }
+  },
+  {
+    method: "GET",
+    path: "/v1/withdrawals/all/:user",
+    handler: (_ctx, req, params) => {
+      userParam(params)
+      const { limit, offset } = pageParams(req.query)
+      return json(200, { withdrawals: [], total: 0, limit, offset }, noStore)
+    }
+  }
+]

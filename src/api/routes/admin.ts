@@ -1,0 +1,123 @@
+// The operator API (an extension; docs/api.md): events, market status, surfaces,
+// fees, builder fees and a development credit. Bearer token, per-IP 60 / 60 s.
+import { isUserKey } from "../../auth/ed25519.ts"
+import { ApiError } from "../../domain/errors.ts"
+import {
+  BuilderFeeRequest,
+  CreateEventRequest,
+  CreditRequest,
+  decodeBody,
+  FeesRequest,
+  MarketStatusRequest,
+  SurfaceRequest
+} from "../../domain/schemas.ts"
+import type { ServiceCommand } from "../../service/commands.ts"
+import type { ApplyResult } from "../../service/exchange.ts"
+import { eventView } from "../../service/views.ts"
+import { type AppCtx, requireAdmin } from "../context.ts"
+import { type HttpRequest, json, parseJsonBody, type Route } from "../http.ts"
+import { rejection } from "./orders.ts"
+
+const decoders = {
+  event: decodeBody(CreateEventRequest, "invalid_shape"),
+  status: decodeBody(MarketStatusRequest, "invalid_shape"),
+  surface: decodeBody(SurfaceRequest, "invalid_shape"),
+  fees: decodeBody(FeesRequest, "invalid_shape"),
+  builder: decodeBody(BuilderFeeRequest, "invalid_shape"),
+  credit: decodeBody(CreditRequest, "invalid_shape")
+}
+
+/** Submits an operator command; an engine rejection becomes the matching client error. */
+const run = async (ctx: AppCtx, cmd: ServiceCommand): Promise<ApplyResult> => {
+  const { result, durable } = ctx.exchange.submit(cmd)
+  await durable
+  const first = result.events[0]
+  if (first?.type === "rejected") throw rejection(first.reason)
+  return result
+}
+
+const marketIdOf = (ctx: AppCtx, id: string): string => {
+  const found = ctx.exchange.catalog.market(id)
+  if (found === undefined) throw new ApiError("not_found", `no market ${id}`)
+  return found.market.market_id
+}
+
+const admin = (path: string, handle: (ctx: AppCtx, body: Record<string, unknown>, params: Readonly<Record<string, string>>, req: HttpRequest) => Promise<unknown>): Route<AppCtx> => ({
+  method: "POST",
+  path,
+  handler: async (ctx, req, params) => {
+    requireAdmin(ctx, req)
+    return json(200, await handle(ctx, parseJsonBody(req), params, req))
+  }
+})
+
+export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
+  admin("/v1/events", async (ctx, raw) => {
+    const body = decoders.event(raw)
+    if (body.outcomes !== undefined && body.outcomes.length === 1) throw new ApiError("invalid_shape", "outcomes: a multi-outcome event needs at least two")
+    const result = await run(ctx, { type: "create_event", event: body })
+    if (result.refused === "event_exists" || result.event === undefined) throw new ApiError("event_exists", `slug or id of ${body.slug} already exists`)
+    return eventView(result.event)
+  }),
+  admin("/v1/admin/markets/:id/status", async (ctx, raw, params) => {
+    const body = decoders.status(raw)
+    if ((body.status === "resolved") !== (body.winning_outcome !== undefined)) {
+      throw new ApiError("invalid_shape", "winning_outcome is required to resolve, and only then")
+    }
+    const marketId = marketIdOf(ctx, params.id!)
+    const result = await run(ctx, {
+      type: "set_market_status",
+      marketId,
+      status: body.status,
+      ...(body.winning_outcome === undefined ? {} : { winningOutcome: body.winning_outcome })
+    })
+    const redeemed = result.events.filter((e) => e.type === "redeemed").length
+    return { market_id: marketId, status: body.status, winning_outcome: body.winning_outcome ?? null, redeemed }
+  }),
+  admin("/v1/admin/trading", async (ctx, raw) => {
+    const { state } = decoders.surface(raw)
+    const result = await run(ctx, { type: "set_trading", state })
+    return { trading: ctx.exchange.trading, released_from_queue: result.events.filter((e) => e.type === "order_accepted").length }
+  }),
+  admin("/v1/admin/lp", async (ctx, raw) => {
+    const { state } = decoders.surface(raw)
+    if (state === "paused") throw new ApiError("invalid_shape", "state: open or closed")
+    await run(ctx, { type: "set_lp", state })
+    return { lp: ctx.exchange.lp }
+  }),
+  admin("/v1/admin/fees", async (ctx, raw) => {
+    const body = decoders.fees(raw)
+    if (body.taker_fee_bps === undefined && body.maker_rebate_bps === undefined) {
+      throw new ApiError("invalid_shape", "give taker_fee_bps and/or maker_rebate_bps")
+    }
+    const marketId = body.market_id === undefined ? undefined : marketIdOf(ctx, body.market_id)
+    await run(ctx, {
+      type: "set_fees",
+      ...(marketId === undefined ? {} : { marketId }),
+      ...(body.taker_fee_bps === undefined ? {} : { takerFeeBps: body.taker_fee_bps }),
+      ...(body.maker_rebate_bps === undefined ? {} : { makerRebateBps: body.maker_rebate_bps })
+    })
+    const engine = ctx.exchange.engine
+    return {
+      default_taker_fee_bps: engine.defaultTakerFeeBps,
+      maker_rebate_bps: engine.makerRebateBps,
+      ...(marketId === undefined ? {} : { market_id: marketId, taker_fee_bps: engine.markets.get(marketId)!.takerFeeBps })
+    }
+  }),
+  admin("/v1/admin/builders/:user", async (ctx, raw, params) => {
+    const body = decoders.builder(raw)
+    const user = params.user!
+    const existing = ctx.exchange.builders.get(user)
+    if (existing === undefined) throw new ApiError("not_found", `no builder registered for ${user}`)
+    await run(ctx, { type: "set_builder_fee", user, feeBps: body.fee_bps, enabled: body.enabled ?? existing.enabled })
+    return { user, name: existing.name, api_key: existing.apiKey, fee_bps: existing.feeBps, enabled: existing.enabled }
+  }),
+  admin("/v1/admin/credit", async (ctx, raw) => {
+    if (!ctx.config.devCredit) throw new ApiError("not_found", "operator credit is disabled (DEV_CREDIT=false)")
+    const body = decoders.credit(raw)
+    if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
+    const result = await run(ctx, { type: "credit", user: body.user, amountMicro: body.amount_micro, ref: `operator:${ctx.exchange.lastSeq + 1}` })
+    const balance = result.events.find((e) => e.type === "balance")
+    return { user: body.user, available: balance?.type === "balance" ? balance.availableMicro : 0 }
+  })
+]

@@ -1,0 +1,36 @@
+// POST /v1/builders/register: the session bootstrap (SPEC §5.1).
+import { isUserKey, parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
+import { sessionMessage } from "../../auth/messages.ts"
+import { issueSessionCookie, sessionSetCookie } from "../../auth/session-cookie.ts"
+import { ApiError } from "../../domain/errors.ts"
+import { decodeBody, RegisterRequest } from "../../domain/schemas.ts"
+import { apiKeyFor, type AppCtx, nowSec } from "../context.ts"
+import { json, parseJsonBody, type Route } from "../http.ts"
+
+const MAX_SKEW_SEC = 60
+const decodeRegister = decodeBody(RegisterRequest, "invalid_shape")
+
+export const sessionRoutes: ReadonlyArray<Route<AppCtx>> = [
+  {
+    method: "POST",
+    path: "/v1/builders/register",
+    handler: async (ctx, req) => {
+      const body = decodeRegister(parseJsonBody(req))
+      if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
+      const now = nowSec(ctx)
+      if (Math.abs(now - body.timestamp) > MAX_SKEW_SEC) {
+        throw new ApiError("stale_timestamp", `timestamp is ${now - body.timestamp} s from the server clock (max ${MAX_SKEW_SEC})`)
+      }
+      const signature = parseSignatureHex(body.signature)
+      if (signature === null) throw new ApiError("invalid_signature_format", "signature must be 64 bytes, hex-encoded without 0x")
+      if (!verifyUser(body.user, sessionMessage(body.user, body.timestamp), signature)) {
+        throw new ApiError("invalid_signature", "signature does not verify for this user and timestamp")
+      }
+      const apiKey = apiKeyFor(ctx.secret, body.user)
+      const { durable } = ctx.exchange.submit({ type: "register_builder", user: body.user, name: body.name, apiKey })
+      await durable
+      const cookie = issueSessionCookie(ctx.secret, body.user, now)
+      return json(200, { api_key: apiKey }, { "set-cookie": sessionSetCookie(cookie, ctx.config.secureCookies) })
+    }
+  }
+]

@@ -1,0 +1,36 @@
+// Canonical signed messages (SPEC §5).
+import { createHash } from "node:crypto"
+import bs58 from "bs58"
+
+/** The session bootstrap message: three lines, LF-joined, no trailing LF. */
+export const sessionMessage = (user: string, timestampSec: number): Uint8Array =>
+  Buffer.from(`Service Session\nUser: ${user}\nTimestamp: ${timestampSec}`, "utf8")
+
+const HEX_32 = /^(0x)?[0-9a-fA-F]{64}$/
+
+/** Market id as 32 bytes: hex ids decode, anything else (a slug) is sha256 of its UTF-8 text. */
+export const marketIdBytes = (marketId: string): Buffer =>
+  HEX_32.test(marketId) ? Buffer.from(marketId.replace(/^0x/, ""), "hex") : createHash("sha256").update(marketId, "utf8").digest()
+
+export interface OrderMessageFields {
+  readonly marketId: string
+  readonly user: string
+  readonly outcome: "yes" | "no"
+  readonly side: "buy" | "sell"
+  readonly priceBps: number
+  readonly size: number
+  readonly nonce: number
+}
+
+/** The canonical 90-byte order message (SPEC §5.3). */
+export const orderMessage = (o: OrderMessageFields): Buffer => {
+  const buf = Buffer.alloc(90)
+  marketIdBytes(o.marketId).copy(buf, 0)
+  Buffer.from(bs58.decode(o.user)).copy(buf, 32)
+  buf[64] = o.outcome === "yes" ? 0 : 1
+  buf[65] = o.side === "buy" ? 0 : 1
+  buf.writeBigUInt64LE(BigInt(o.priceBps), 66)
+  buf.writeBigUInt64LE(BigInt(o.size), 74)
+  buf.writeBigUInt64LE(BigInt(o.nonce), 82)
+  return buf
+}

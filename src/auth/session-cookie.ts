@@ -1,0 +1,40 @@
+// The `service_oracle_session` cookie: `<user>.<expiresAtSec>.<mac>`, where mac is
+// HMAC-SHA256 under the server's secret, so a client cannot forge or extend it.
+import { createHmac, timingSafeEqual } from "node:crypto"
+
+export const SESSION_COOKIE = "service_oracle_session"
+export const SESSION_LIFETIME_SEC = 7 * 24 * 3600
+
+const mac = (secret: Uint8Array, payload: string): string =>
+  createHmac("sha256", secret).update(payload).digest("base64url")
+
+export const issueSessionCookie = (secret: Uint8Array, user: string, nowSec: number): string => {
+  const payload = `${user}.${nowSec + SESSION_LIFETIME_SEC}`
+  return `${payload}.${mac(secret, payload)}`
+}
+
+/** The `Set-Cookie` header value for a fresh session. */
+export const sessionSetCookie = (value: string, secure: boolean): string =>
+  `${SESSION_COOKIE}=${value}; Max-Age=${SESSION_LIFETIME_SEC}; Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`
+
+/** The verified user of a session cookie value, or null when forged, malformed or expired. */
+export const verifySessionCookie = (secret: Uint8Array, value: string, nowSec: number): string | null => {
+  const parts = value.split(".")
+  if (parts.length !== 3) return null
+  const [user, expires, given] = parts as [string, string, string]
+  const expected = mac(secret, `${user}.${expires}`)
+  if (given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) return null
+  const expiresAtSec = Number(expires)
+  if (!Number.isSafeInteger(expiresAtSec) || expiresAtSec <= nowSec) return null
+  return user
+}
+
+/** Reads one cookie from a Cookie header. */
+export const readCookie = (header: string | undefined, name: string): string | null => {
+  if (header === undefined) return null
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=")
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return null
+}

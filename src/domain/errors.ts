@@ -1,0 +1,76 @@
+// The error catalogue: every client-facing code and its HTTP status (SPEC §7),
+// plus twinbook's extensions. Errors travel as tagged values and are mapped to
+// the `{ error, detail? }` envelope in exactly one place (src/api/respond.ts).
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_shape: 400,
+  invalid_order_shape: 400,
+  invalid_order: 400,
+  invalid_interval: 400,
+  invalid_pubkey: 400,
+  invalid_address: 400,
+  stale_timestamp: 400,
+  invalid_amount: 400,
+  invalid_signature_format: 400,
+  scope_missing: 400,
+  scope_forbidden: 400,
+  expiry_out_of_range: 400,
+  invalid_query: 400,
+  invalid_signature: 403,
+  session_user_mismatch: 403,
+  trading_disabled: 403,
+  lp_disabled: 403,
+  session_revoked: 403,
+  session_expired: 403,
+  user_mismatch: 403,
+  unauthorized: 401,
+  forbidden_origin: 403,
+  not_found: 404,
+  session_not_delegated: 404,
+  method_not_allowed: 405,
+  session_already_delegated: 409,
+  payload_too_large: 413,
+  nonce_stale: 422,
+  engine_rejected: 422,
+  // Order rejections by the engine (extension: SPEC leaves these codes open).
+  would_cross: 422,
+  insufficient_balance: 422,
+  insufficient_shares: 422,
+  fok_unfilled: 422,
+  dust_order: 422,
+  market_halted: 422,
+  market_resolved: 422,
+  unknown_builder: 422,
+  order_rejected: 422,
+  order_not_found: 404,
+  event_exists: 409,
+  rate_limited: 429,
+  db_error: 500,
+  derivation_failed: 500,
+  internal_error: 500,
+  engine_unreachable: 502,
+  engine_binding_disabled: 503,
+  registration_failed: 503
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+/** A client-facing failure: a code from the catalogue and an optional detail (≤ 200 chars on the wire). */
+export class ApiError {
+  readonly _tag = "ApiError"
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    /** Seconds, for `rate_limited` only. */
+    readonly retryAfterSec?: number
+  ) {}
+
+  get status(): number {
+    return ERROR_STATUS[this.code]
+  }
+}
+
+export const fail = (code: ErrorCode, detail?: string): never => {
+  throw new ApiError(code, detail)
+}

@@ -1,0 +1,107 @@
+// Wire schemas of request bodies (Effect Schema): one definition validates
+// requests and generates the OpenAPI document.
+import { Either, ParseResult, Schema } from "effect"
+import { ApiError, type ErrorCode } from "./errors.ts"
+
+const Int = Schema.Int
+const Bps = Int.pipe(Schema.between(0, 10_000))
+const U64 = Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER))
+
+export const OrderRequest = Schema.Struct({
+  market_id: Schema.String.pipe(Schema.nonEmptyString(), Schema.maxLength(128)),
+  user: Schema.String,
+  side: Schema.Literal("buy", "sell"),
+  outcome: Schema.Literal("yes", "no"),
+  price: Bps,
+  size: Int.pipe(Schema.between(1, 100_000_000)),
+  /** Default `gtc` when omitted (a decision: SPEC leaves it open). */
+  order_type: Schema.optional(Schema.Literal("gtc", "post_only", "ioc", "fok")),
+  signature: Schema.String,
+  nonce: U64,
+  builder_api_key: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
+  stp: Schema.optional(Schema.Literal("cancel_resting", "cancel_taking", "cancel_both"))
+}).annotations({ identifier: "OrderRequest" })
+
+export const CancelRequest = Schema.Struct({
+  order_id: Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  signature: Schema.optional(Schema.String),
+  nonce: Schema.optional(Schema.Number)
+}).annotations({ identifier: "CancelRequest" })
+
+export const CancelAllRequest = Schema.Struct({
+  signature: Schema.optional(Schema.String),
+  nonce: Schema.optional(Schema.Number),
+  /** Extension: limit to one market. */
+  market_id: Schema.optional(Schema.String)
+}).annotations({ identifier: "CancelAllRequest" })
+
+export const RegisterRequest = Schema.Struct({
+  user: Schema.String,
+  name: Schema.String.pipe(Schema.nonEmptyString(), Schema.maxLength(64)),
+  signature: Schema.String,
+  timestamp: Int
+}).annotations({ identifier: "RegisterRequest" })
+
+const Category = Schema.Literal("BTC", "ETH", "DOGE", "SOL", "XRP", "BNB", "Sports", "Politics", "Culture")
+
+export const CreateEventRequest = Schema.Struct({
+  question: Schema.String.pipe(Schema.nonEmptyString(), Schema.maxLength(300)),
+  category: Category,
+  slug: Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9-]{0,79}$/)),
+  image: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  tags: Schema.optional(Schema.Array(Schema.String)),
+  expiry: Int.pipe(Schema.greaterThanOrEqualTo(0)),
+  end_date: Schema.optional(Int),
+  fee_bps: Schema.optional(Int.pipe(Schema.between(0, 1_000))),
+  neg_risk: Schema.optional(Schema.Boolean),
+  outcomes: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        label: Schema.String.pipe(Schema.nonEmptyString(), Schema.maxLength(100)),
+        slug: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9-]{0,79}$/))),
+        question: Schema.optional(Schema.String)
+      })
+    ).pipe(Schema.maxItems(50))
+  ),
+  resolution_metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  resolution_source: Schema.optional(Schema.String)
+}).annotations({ identifier: "CreateEventRequest" })
+
+export const MarketStatusRequest = Schema.Struct({
+  status: Schema.Literal("active", "halted", "resolved"),
+  winning_outcome: Schema.optional(Schema.Literal("yes", "no"))
+}).annotations({ identifier: "MarketStatusRequest" })
+
+export const SurfaceRequest = Schema.Struct({
+  state: Schema.Literal("open", "closed", "paused")
+}).annotations({ identifier: "SurfaceRequest" })
+
+export const FeesRequest = Schema.Struct({
+  market_id: Schema.optional(Schema.String),
+  taker_fee_bps: Schema.optional(Int.pipe(Schema.between(0, 1_000))),
+  maker_rebate_bps: Schema.optional(Int.pipe(Schema.between(0, 1_000)))
+}).annotations({ identifier: "FeesRequest" })
+
+export const BuilderFeeRequest = Schema.Struct({
+  fee_bps: Int.pipe(Schema.between(0, 1_000)),
+  enabled: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "BuilderFeeRequest" })
+
+export const CreditRequest = Schema.Struct({
+  user: Schema.String,
+  amount_micro: Int.pipe(Schema.between(1, 1_000_000_000_000))
+}).annotations({ identifier: "CreditRequest" })
+
+/** Decodes a body or throws the given 400 code with a short description of the first problem. */
+export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode) => {
+  const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore" })
+  return (body: unknown): A => {
+    const result = decode(body)
+    if (Either.isRight(result)) return result.right
+    const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left)
+    const first = issues[0]
+    const detail = first === undefined ? "invalid body" : `${first.path.join(".") || "body"}: ${first.message}`
+    throw new ApiError(code, detail)
+  }
+}

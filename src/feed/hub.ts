@@ -1,0 +1,210 @@
+// The WebSocket feed without a transport: channels → frames (SPEC §6). The live
+// adapter wires `ws` sockets to it; the simulator wires simulated sockets.
+// Changes are coalesced: the exchange marks markets and users dirty, and
+// `flush()` sends one book_update per changed book and one portfolio_update
+// per changed user, after the trade frames, in journal order.
+import { isUserKey, parseSignatureHex, verifyUser } from "../auth/ed25519.ts"
+import { sessionMessage } from "../auth/messages.ts"
+import type { Exchange } from "../service/exchange.ts"
+import type { TradeRecord } from "../service/history.ts"
+import { tradeFromFill } from "../service/history.ts"
+import { bookView, portfolioState } from "../service/views.ts"
+
+export interface FeedSocket {
+  /** The user proved by the session cookie on the upgrade request, if any. */
+  readonly cookieUser: string | null
+  send(frame: string): void
+  /** Bytes queued and not yet written. */
+  bufferedBytes(): number
+  close(code: number, reason: string): void
+}
+
+/** A socket with more than this queued is a slow consumer and is closed (1013); it re-seeds from REST. */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
+export const USER_PROOF_WINDOW_SEC = 300
+
+interface SocketState {
+  readonly channels: Set<string>
+}
+
+const frame = (value: unknown): string => JSON.stringify(value)
+
+export class FeedHub {
+  private readonly sockets = new Map<FeedSocket, SocketState>()
+  private readonly subscribers = new Map<string, Set<FeedSocket>>()
+  private readonly dirtyMarkets = new Set<string>()
+  private readonly dirtyUsers = new Set<string>()
+  private pendingTrades: TradeRecord[] = []
+  private onDirty: () => void = () => {}
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly nowMs: () => number
+  ) {
+    exchange.onApply((_record, result) => {
+      let changed = false
+      for (const ev of result.events) {
+        switch (ev.type) {
+          case "fill":
+            if (this.subscribers.has(`trades:${ev.marketId}`)) this.pendingTrades.push(tradeFromFill(ev))
+            this.dirtyMarkets.add(ev.marketId)
+            changed = true
+            break
+          case "order_rested":
+            this.dirtyMarkets.add(this.exchange.engine.orders.get(ev.orderId)?.market.id ?? "")
+            changed = true
+            break
+          case "order_cancelled":
+            this.dirtyMarkets.add(ev.marketId)
+            changed = true
+            break
+          case "balance":
+          case "position":
+            this.dirtyUsers.add(ev.user)
+            changed = true
+            break
+        }
+      }
+      if (changed) this.onDirty()
+    })
+  }
+
+  /** The live adapter schedules a flush (e.g. setImmediate) when something changed. */
+  setFlushScheduler(schedule: () => void): void {
+    this.onDirty = schedule
+  }
+
+  connect(socket: FeedSocket): void {
+    this.sockets.set(socket, { channels: new Set() })
+  }
+
+  disconnect(socket: FeedSocket): void {
+    const state = this.sockets.get(socket)
+    if (state === undefined) return
+    for (const ch of state.channels) this.subscribers.get(ch)?.delete(socket)
+    this.sockets.delete(socket)
+  }
+
+  get connections(): number {
+    return this.sockets.size
+  }
+
+  onMessage(socket: FeedSocket, text: string): void {
+    let msg: unknown
+    try {
+      msg = JSON.parse(text)
+    } catch {
+      return this.send(socket, frame({ type: "error", code: "bad_json", channel: null, detail: "frame is not valid JSON" }))
+    }
+    if (msg === null || typeof msg !== "object" || Array.isArray(msg)) {
+      return this.send(socket, frame({ type: "error", code: "bad_json", channel: null, detail: "frame must be a JSON object" }))
+    }
+    const m = msg as Record<string, unknown>
+    const channel = typeof m.channel === "string" ? m.channel : null
+    switch (m.type) {
+      case "ping":
+        return this.send(socket, frame({ type: "pong", ts: this.nowMs() }))
+      case "subscribe":
+        return this.subscribe(socket, channel, m)
+      case "unsubscribe": {
+        const key = channel === null ? null : this.channelKey(channel)
+        if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel, detail: "unknown channel" }))
+        this.sockets.get(socket)?.channels.delete(key)
+        this.subscribers.get(key)?.delete(socket)
+        return this.send(socket, frame({ type: "unsubscribed", channel }))
+      }
+      default:
+        return this.send(socket, frame({ type: "error", code: "unknown_type", channel, detail: "type: subscribe, unsubscribe or ping" }))
+    }
+  }
+
+  /** Canonical channel key: `book:`/`trades:` with the market id (slugs accepted), `user:` with the key. */
+  private channelKey(channel: string): string | null {
+    const colon = channel.indexOf(":")
+    if (colon < 0) return null
+    const kind = channel.slice(0, colon)
+    const id = channel.slice(colon + 1)
+    if (kind === "book" || kind === "trades") {
+      const found = this.exchange.catalog.market(id)
+      return found === undefined ? null : `${kind}:${found.market.market_id}`
+    }
+    if (kind === "user") return isUserKey(id) ? channel : null
+    return null
+  }
+
+  private subscribe(socket: FeedSocket, channel: string | null, m: Record<string, unknown>): void {
+    if (channel?.startsWith("user:")) return this.subscribeUser(socket, channel, m)
+    const key = channel === null ? null : this.channelKey(channel)
+    if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel, detail: "channel: book:<market_id>, trades:<market_id> or user:<addr>" }))
+    this.add(socket, key)
+    this.send(socket, frame({ type: "subscribed", channel }))
+  }
+
+  /** `user:<addr>`: the cookie's user, or a fresh three-line signature by <addr>. A proof for A never opens user:B. */
+  private subscribeUser(socket: FeedSocket, channel: string, m: Record<string, unknown>): void {
+    const reject = (error: "unauthorized" | "address_mismatch" | "bad_request") =>
+      this.send(socket, frame({ type: "portfolio_error", channel, error }))
+    const addr = channel.slice("user:".length)
+    if (!isUserKey(addr)) return reject("bad_request")
+    let ok = socket.cookieUser === addr
+    if (!ok) {
+      if (m.signature === undefined && m.timestamp === undefined) return reject(socket.cookieUser === null ? "unauthorized" : "address_mismatch")
+      const sig = parseSignatureHex(m.signature)
+      const ts = m.timestamp
+      if (sig === null || typeof ts !== "number" || !Number.isSafeInteger(ts)) return reject("bad_request")
+      if (Math.abs(Math.floor(this.nowMs() / 1000) - ts) > USER_PROOF_WINDOW_SEC) return reject("unauthorized")
+      ok = verifyUser(addr, sessionMessage(addr, ts), sig)
+      if (!ok) return reject(socket.cookieUser !== null && socket.cookieUser !== addr ? "address_mismatch" : "unauthorized")
+    }
+    this.add(socket, channel)
+    this.send(socket, frame({ type: "subscribed", channel }))
+    this.send(socket, frame({ type: "portfolio_snapshot", user: addr, ts: this.nowMs(), state: portfolioState(this.exchange, addr) }))
+  }
+
+  private add(socket: FeedSocket, key: string): void {
+    this.sockets.get(socket)?.channels.add(key)
+    let set = this.subscribers.get(key)
+    if (set === undefined) this.subscribers.set(key, (set = new Set()))
+    set.add(socket)
+  }
+
+  private send(socket: FeedSocket, data: string): void {
+    if (socket.bufferedBytes() > MAX_BUFFERED_BYTES) {
+      this.disconnect(socket)
+      socket.close(1013, "slow consumer")
+      return
+    }
+    socket.send(data)
+  }
+
+  private broadcast(key: string, data: string): void {
+    const set = this.subscribers.get(key)
+    if (set === undefined) return
+    for (const s of [...set]) this.send(s, data)
+  }
+
+  /** Sends everything that changed since the last flush: trades, then books, then portfolios. */
+  flush(): void {
+    const trades = this.pendingTrades
+    this.pendingTrades = []
+    for (const t of trades) {
+      const { builder_fee: _omit, ...trade } = t
+      this.broadcast(`trades:${t.market_id}`, frame({ type: "trade", market_id: t.market_id, trade }))
+    }
+    const ts = this.nowMs()
+    for (const marketId of this.dirtyMarkets) {
+      const key = `book:${marketId}`
+      if (this.subscribers.get(key)?.size) {
+        this.broadcast(key, frame({ type: "book_update", market_id: marketId, snapshot: bookView(this.exchange, marketId, ts) }))
+      }
+    }
+    this.dirtyMarkets.clear()
+    for (const user of this.dirtyUsers) {
+      const key = `user:${user}`
+      if (this.subscribers.get(key)?.size) {
+        this.broadcast(key, frame({ type: "portfolio_update", user, ts, state: portfolioState(this.exchange, user) }))
+      }
+    }
+    this.dirtyUsers.clear()
+  }
+}

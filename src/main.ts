@@ -1,0 +1,68 @@
+// Live entry point: configuration from the environment (Effect Config), the
+// system clock, the node transport; Ctrl-C releases everything in order.
+import { randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { NodeRuntime } from "@effect/platform-node"
+import { Config, Console, Effect, Option, Redacted } from "effect"
+import { demoCatalog } from "../fixtures/catalog.ts"
+import { startService } from "./service/boot.ts"
+
+/** The server's session secret lives in DATA_DIR so cookies survive restarts. */
+const loadOrCreateSecret = (dataDir: string): Uint8Array => {
+  mkdirSync(dataDir, { recursive: true })
+  const path = join(dataDir, "session-secret")
+  if (existsSync(path)) return Buffer.from(readFileSync(path, "utf8").trim(), "hex")
+  const secret = randomBytes(32) // live-only: a fresh server secret on first start
+  writeFileSync(path, secret.toString("hex"), { mode: 0o600 })
+  return secret
+}
+
+const program = Effect.gen(function* () {
+  const port = yield* Config.integer("PORT").pipe(Config.withDefault(8080))
+  const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
+  const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./data"))
+  const adminTokenOpt = yield* Config.option(Config.redacted("ADMIN_TOKEN"))
+  const corsOrigins = yield* Config.string("CORS_ORIGINS").pipe(Config.withDefault("http://localhost:3000,http://127.0.0.1:3000"))
+  const devCredit = yield* Config.boolean("DEV_CREDIT").pipe(Config.withDefault(true))
+  const secureCookies = yield* Config.boolean("SECURE_COOKIES").pipe(Config.withDefault(false))
+  const dailyBudgetMicro = yield* Config.integer("REWARDS_DAILY_BUDGET_MICRO").pipe(Config.withDefault(1_000_000_000))
+  const bandSpreadBpsMax = yield* Config.integer("REWARDS_BAND_SPREAD_BPS_MAX").pipe(Config.withDefault(300))
+  const clock = yield* Effect.clock
+
+  const generated = Option.isNone(adminTokenOpt)
+  const adminToken = Option.match(adminTokenOpt, {
+    onNone: () => randomBytes(24).toString("hex"), // live-only: a one-off operator token for development
+    onSome: Redacted.value
+  })
+  const secret = loadOrCreateSecret(dataDir)
+
+  const service = yield* Effect.acquireRelease(
+    Effect.promise(() =>
+      startService({
+        host,
+        port,
+        nowMs: () => clock.unsafeCurrentTimeMillis(),
+        secret,
+        catalog: demoCatalog(),
+        config: {
+          adminToken,
+          corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),
+          secureCookies,
+          devCredit,
+          rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40 }
+        },
+        onError: (err) => console.error("internal error:", err)
+      })
+    ),
+    (s) => Effect.promise(() => s.close()).pipe(Effect.zipRight(Console.log("twinbook stopped")))
+  )
+  yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
+  yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
+  yield* Console.log(`API docs          ${service.http.url}/v1/docs  (OpenAPI: /v1/openapi.json)`)
+  yield* Console.log(`data dir          ${dataDir}`)
+  if (generated) yield* Console.log(`operator token    ${adminToken}  (generated; set ADMIN_TOKEN to choose one)`)
+  return yield* Effect.never
+})
+
+NodeRuntime.runMain(Effect.scoped(program))

@@ -1,0 +1,41 @@
+// Service-level commands: what the journal records. Each is stamped with a
+// journal sequence number and time, and applied deterministically by the
+// Exchange, which turns them into engine commands plus catalogue changes.
+import type { Outcome, OrderType, Side, Stp } from "../engine/types.ts"
+import type { NewEvent } from "./catalog.ts"
+
+export type TradingState = "open" | "closed" | "paused"
+export type LpState = "open" | "closed"
+
+export interface OrderBody {
+  readonly user: string
+  readonly marketId: string
+  readonly side: Side
+  readonly outcome: Outcome
+  readonly priceBps: number
+  readonly size: number
+  readonly orderType: OrderType
+  readonly nonce: number
+  readonly stp?: Stp
+  readonly builderKey?: string
+}
+
+export type ServiceCommand =
+  | { readonly type: "place_order"; readonly order: OrderBody }
+  | { readonly type: "cancel_order"; readonly user: string; readonly orderId: number }
+  | { readonly type: "cancel_all"; readonly user: string; readonly marketId?: string }
+  | { readonly type: "credit"; readonly user: string; readonly amountMicro: number; readonly ref: string }
+  | { readonly type: "debit"; readonly user: string; readonly amountMicro: number; readonly withdrawNonce: number; readonly ref: string }
+  | { readonly type: "create_event"; readonly event: NewEvent }
+  | { readonly type: "set_market_status"; readonly marketId: string; readonly status: "active" | "halted" | "resolved"; readonly winningOutcome?: Outcome }
+  | { readonly type: "set_fees"; readonly marketId?: string; readonly takerFeeBps?: number; readonly makerRebateBps?: number }
+  | { readonly type: "register_builder"; readonly user: string; readonly name: string; readonly apiKey: string }
+  | { readonly type: "set_builder_fee"; readonly user: string; readonly feeBps: number; readonly enabled: boolean }
+  | { readonly type: "set_trading"; readonly state: TradingState }
+  | { readonly type: "set_lp"; readonly state: LpState }
+
+export interface JournalRecord {
+  readonly seq: number
+  readonly tsSec: number
+  readonly cmd: ServiceCommand
+}

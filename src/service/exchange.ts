@@ -1,0 +1,231 @@
+// The exchange: the engine plus the catalogue, builders, trading surfaces and
+// history projections, advanced only by journal records. `submit` stamps a
+// command with the next sequence number and the Clock's time, appends it to
+// the journal and applies it; `apply` alone is what replay uses.
+import { Engine } from "../engine/engine.ts"
+import type { Command as EngineCommand, EngineEvent } from "../engine/types.ts"
+import { Catalog, type EventRecord } from "./catalog.ts"
+import type { JournalRecord, LpState, OrderBody, ServiceCommand, TradingState } from "./commands.ts"
+import { History, tradeFromFill } from "./history.ts"
+
+export interface BuilderRecord {
+  readonly user: string
+  name: string
+  readonly apiKey: string
+  feeBps: number
+  enabled: boolean
+}
+
+export interface ApplyResult {
+  readonly events: EngineEvent[]
+  /** Set when the command was refused before reaching the engine. */
+  readonly refused?: "trading_disabled" | "event_exists" | "unknown_builder"
+  /** Position in the pause queue when a placement was queued. */
+  readonly queuedAt?: number
+  readonly event?: EventRecord
+}
+
+export type Listener = (record: JournalRecord, result: ApplyResult) => void
+
+/** Where records go before their effects are acknowledged. `durable` resolves once they are safe. */
+export interface JournalSink {
+  append(record: JournalRecord): Promise<void>
+}
+
+export const memoryJournal = (): JournalSink & { readonly records: JournalRecord[] } => {
+  const records: JournalRecord[] = []
+  return {
+    records,
+    append: (record) => {
+      records.push(record)
+      return Promise.resolve()
+    }
+  }
+}
+
+export class Exchange {
+  readonly engine = new Engine()
+  readonly catalog = new Catalog()
+  readonly history = new History()
+  readonly builders = new Map<string, BuilderRecord>()
+  private readonly builderUserByKey = new Map<string, string>()
+  trading: TradingState = "open"
+  lp: LpState = "open"
+  readonly queue: OrderBody[] = []
+  lastSeq = 0
+  tsSec = 0
+  private readonly listeners: Listener[] = []
+
+  constructor(
+    private readonly nowMs: () => number,
+    private readonly journal: JournalSink
+  ) {}
+
+  onApply(listener: Listener): void {
+    this.listeners.push(listener)
+  }
+
+  nowSec(): number {
+    return Math.floor(this.nowMs() / 1000)
+  }
+
+  /** Stamps, journals and applies a command; `durable` resolves when the journal has it. */
+  submit(cmd: ServiceCommand): { result: ApplyResult; durable: Promise<void> } {
+    const record: JournalRecord = { seq: this.lastSeq + 1, tsSec: Math.max(this.tsSec, this.nowSec()), cmd }
+    const durable = this.journal.append(record)
+    return { result: this.apply(record), durable }
+  }
+
+  apply(record: JournalRecord): ApplyResult {
+    if (record.seq !== this.lastSeq + 1) throw new Error(`journal gap: record ${record.seq} after ${this.lastSeq}`)
+    this.lastSeq = record.seq
+    this.tsSec = record.tsSec
+    const result = this.dispatch(record.cmd)
+    for (const l of this.listeners) l(record, result)
+    return result
+  }
+
+  builderByKey(apiKey: string): BuilderRecord | undefined {
+    const user = this.builderUserByKey.get(apiKey)
+    return user === undefined ? undefined : this.builders.get(user)
+  }
+
+  private engineApply(cmd: DistributiveOmit<EngineCommand, "seq" | "tsSec">, into: EngineEvent[]): EngineEvent[] {
+    const events = this.engine.apply({ ...cmd, seq: this.engine.lastSeq + 1, tsSec: this.tsSec } as EngineCommand)
+    for (const ev of events) {
+      if (ev.type === "fill") {
+        const trade = tradeFromFill(ev)
+        this.history.record(trade)
+        const found = this.catalog.market(ev.marketId)
+        if (found !== undefined) found.event.volume += trade.size * trade.price * 100
+      }
+      into.push(ev)
+    }
+    return events
+  }
+
+  private dispatch(cmd: ServiceCommand): ApplyResult {
+    const events: EngineEvent[] = []
+    switch (cmd.type) {
+      case "place_order": {
+        if (this.trading === "closed") return { events, refused: "trading_disabled" }
+        if (this.trading === "paused") {
+          this.queue.push(cmd.order)
+          return { events, queuedAt: this.queue.length }
+        }
+        this.placeOrder(cmd.order, events)
+        return { events }
+      }
+      case "cancel_order":
+        this.engineApply({ type: "cancel_order", user: cmd.user, orderId: cmd.orderId }, events)
+        return { events }
+      case "cancel_all":
+        this.engineApply({ type: "cancel_all", user: cmd.user, ...(cmd.marketId === undefined ? {} : { marketId: cmd.marketId }) }, events)
+        return { events }
+      case "credit":
+        this.engineApply({ type: "credit", user: cmd.user, amountMicro: cmd.amountMicro, ref: cmd.ref }, events)
+        return { events }
+      case "debit":
+        this.engineApply(
+          { type: "debit", user: cmd.user, amountMicro: cmd.amountMicro, withdrawNonce: cmd.withdrawNonce, ref: cmd.ref },
+          events
+        )
+        return { events }
+      case "create_event": {
+        const event = this.catalog.build(cmd.event, this.tsSec, this.engine.defaultTakerFeeBps)
+        if (event === null) return { events, refused: "event_exists" }
+        this.catalog.add(event)
+        for (const m of event.outcomes) this.engineApply({ type: "create_market", marketId: m.market_id, takerFeeBps: event.fee_bps }, events)
+        return { events, event }
+      }
+      case "set_market_status":
+        this.setMarketStatus(cmd.marketId, cmd.status, cmd.winningOutcome, events)
+        return { events }
+      case "set_fees":
+        this.engineApply(
+          {
+            type: "set_fees",
+            ...(cmd.marketId === undefined ? {} : { marketId: cmd.marketId }),
+            ...(cmd.takerFeeBps === undefined ? {} : { takerFeeBps: cmd.takerFeeBps }),
+            ...(cmd.makerRebateBps === undefined ? {} : { makerRebateBps: cmd.makerRebateBps })
+          },
+          events
+        )
+        return { events }
+      case "register_builder": {
+        const existing = this.builders.get(cmd.user)
+        if (existing !== undefined) {
+          existing.name = cmd.name
+          return { events }
+        }
+        this.builders.set(cmd.user, { user: cmd.user, name: cmd.name, apiKey: cmd.apiKey, feeBps: 0, enabled: true })
+        this.builderUserByKey.set(cmd.apiKey, cmd.user)
+        this.engineApply({ type: "set_builder", apiKey: cmd.apiKey, wallet: cmd.user, feeBps: 0, enabled: true }, events)
+        return { events }
+      }
+      case "set_builder_fee": {
+        const b = this.builders.get(cmd.user)
+        if (b === undefined) return { events, refused: "unknown_builder" }
+        const applied = this.engineApply({ type: "set_builder", apiKey: b.apiKey, wallet: b.user, feeBps: cmd.feeBps, enabled: cmd.enabled }, events)
+        if (applied[0]?.type === "builder_set") {
+          b.feeBps = cmd.feeBps
+          b.enabled = cmd.enabled
+        }
+        return { events }
+      }
+      case "set_trading": {
+        this.trading = cmd.state
+        // Orders queued during a pause run, in arrival order, once trading opens.
+        if (cmd.state === "open") for (const order of this.queue.splice(0)) this.placeOrder(order, events)
+        return { events }
+      }
+      case "set_lp":
+        this.lp = cmd.state
+        return { events }
+    }
+  }
+
+  private placeOrder(o: OrderBody, events: EngineEvent[]): void {
+    this.engineApply(
+      {
+        type: "place_order",
+        user: o.user,
+        marketId: o.marketId,
+        side: o.side,
+        outcome: o.outcome,
+        priceBps: o.priceBps,
+        size: o.size,
+        orderType: o.orderType,
+        nonce: o.nonce,
+        ...(o.stp === undefined ? {} : { stp: o.stp }),
+        ...(o.builderKey === undefined ? {} : { builderKey: o.builderKey })
+      },
+      events
+    )
+  }
+
+  /** Status changes mirror into the catalogue; resolution redeems every holder at once. */
+  private setMarketStatus(marketId: string, status: "active" | "halted" | "resolved", winning: "yes" | "no" | undefined, events: EngineEvent[]): void {
+    const applied = this.engineApply(
+      { type: "set_market_status", marketId, status, ...(winning === undefined ? {} : { winningOutcome: winning }) },
+      events
+    )
+    if (applied[0]?.type !== "market_status") return
+    const found = this.catalog.market(marketId)
+    if (found !== undefined) {
+      found.market.status = status
+      found.market.winning_outcome = status === "resolved" ? winning! : null
+    }
+    if (status !== "resolved") return
+    const holders = [...this.engine.accounts.values()]
+      .filter((a) => {
+        const p = a.positions.get(marketId)
+        return p !== undefined && (p.yes > 0 || p.no > 0)
+      })
+      .map((a) => a.user)
+      .sort()
+    for (const user of holders) this.engineApply({ type: "redeem", user, marketId }, events)
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never

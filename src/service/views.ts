@@ -1,0 +1,144 @@
+// Read models over the exchange's state, in the spec's wire shapes (SPEC §2, §6).
+import type { Order, Position } from "../engine/state.ts"
+import { Catalog } from "./catalog.ts"
+import type { Exchange } from "./exchange.ts"
+
+export interface BalanceView {
+  readonly user: string
+  readonly available: number
+  readonly locked: number
+  readonly total: number
+}
+
+export const balanceView = (x: Exchange, user: string): BalanceView => {
+  const a = x.engine.accounts.get(user)
+  const available = a?.availableMicro ?? 0
+  const locked = a?.lockedMicro ?? 0
+  return { user, available, locked, total: available + locked }
+}
+
+/** Resting order, portfolio form (SPEC §2). */
+export interface OrderView {
+  readonly id: number
+  readonly market_id: string
+  readonly side: "buy" | "sell"
+  readonly outcome: "yes" | "no"
+  readonly price: number
+  readonly original_size: number
+  readonly remaining: number
+  readonly created_at: number
+}
+
+const orderView = (o: Order): OrderView => ({
+  id: o.id,
+  market_id: o.market.id,
+  side: o.side,
+  outcome: o.outcome,
+  price: o.priceBps,
+  original_size: o.size,
+  remaining: o.remaining,
+  created_at: o.createdAtSec
+})
+
+export const openOrders = (x: Exchange, user: string): OrderView[] => {
+  const out: OrderView[] = []
+  for (let o = x.engine.accounts.get(user)?.ordersHead ?? null; o !== null; o = o.unext) out.push(orderView(o))
+  return out
+}
+
+/** YES mark in 0..1: book mid when both sides quote, else the last trade, else null. */
+export const yesMark = (x: Exchange, marketId: string): number | null => {
+  const m = x.engine.markets.get(marketId)
+  if (m !== undefined && m.bids.best !== -1 && m.asks.best !== -1) return (m.bids.best + m.asks.best) / 20_000
+  const last = x.history.lastTrade(marketId)
+  return last === undefined ? null : last.yes_price / 10_000
+}
+
+/**
+ * A position's headline outcome is the side with more shares (YES on a tie); `size`
+ * is that side's count. Prices are 0..1; money is micro-USDC; `cash_pnl` is the
+ * headline side's mark value minus its cost.
+ */
+export const positionView = (x: Exchange, user: string, marketId: string) => {
+  const p: Position | undefined = x.engine.accounts.get(user)?.positions.get(marketId)
+  const found = x.catalog.market(marketId)
+  const yes = p?.yes ?? 0
+  const no = p?.no ?? 0
+  const isYes = yes >= no
+  const size = isYes ? yes : no
+  const cost = isYes ? (p?.costYesMicro ?? 0) : (p?.costNoMicro ?? 0)
+  const yesMarkPrice = yesMark(x, marketId)
+  const resolved = found?.market.status === "resolved"
+  const markPrice = resolved
+    ? (found.market.winning_outcome === (isYes ? "yes" : "no") ? 1 : 0)
+    : yesMarkPrice === null ? null : isYes ? yesMarkPrice : 1 - yesMarkPrice
+  return {
+    user,
+    market_id: marketId,
+    outcome: isYes ? ("YES" as const) : ("NO" as const),
+    size,
+    yes,
+    no,
+    yes_locked: p?.yesLocked ?? 0,
+    no_locked: p?.noLocked ?? 0,
+    cost_basis: (p?.costYesMicro ?? 0) + (p?.costNoMicro ?? 0),
+    avg_price: size === 0 ? 0 : cost / (size * 1_000_000),
+    mark_price: markPrice,
+    cash_pnl: markPrice === null ? 0 : Math.round(size * markPrice * 1_000_000) - cost,
+    slug: found?.market.slug ?? null,
+    question: found?.market.question ?? null,
+    redeemable: resolved && (yes > 0 || no > 0),
+    end_date: found?.event.end_date ?? null,
+    status: found === undefined ? null : found.market.status
+  }
+}
+
+export const allPositions = (x: Exchange, user: string) => {
+  const a = x.engine.accounts.get(user)
+  if (a === undefined) return []
+  return [...a.positions.keys()].sort().map((marketId) => positionView(x, user, marketId))
+}
+
+export interface BookSnapshot {
+  readonly market_id: string
+  readonly bids: Array<{ price: number; size: number }>
+  readonly asks: Array<{ price: number; size: number }>
+  readonly ts: number
+}
+
+/** Book in YES terms, best first; an unknown market gives an empty book. */
+export const bookView = (x: Exchange, marketId: string, tsMs: number, depth = 100): BookSnapshot => {
+  const m = x.engine.markets.get(marketId)
+  const level = ([price, size]: [number, number]) => ({ price, size })
+  return {
+    market_id: marketId,
+    bids: m === undefined ? [] : m.bids.depth(depth).map(level),
+    asks: m === undefined ? [] : m.asks.depth(depth).map(level),
+    ts: tsMs
+  }
+}
+
+/** The user channel's `state` (SPEC §6). */
+export const portfolioState = (x: Exchange, user: string) => {
+  const b = balanceView(x, user)
+  return {
+    balance: { available: b.available, locked: b.locked, total: b.total },
+    positions: allPositions(x, user).map((p) => ({
+      market_id: p.market_id,
+      outcome: p.outcome,
+      size: p.size,
+      avg_price: p.avg_price,
+      mark_price: p.mark_price,
+      cash_pnl: p.cash_pnl,
+      slug: p.slug,
+      redeemable: p.redeemable,
+      end_date: p.end_date
+    })),
+    open_orders: openOrders(x, user)
+  }
+}
+
+export const eventView = (event: Parameters<typeof Catalog.eventStatus>[0]) => ({
+  ...event,
+  status: Catalog.eventStatus(event)
+})
