@@ -1,0 +1,86 @@
+// Black-box harness: the real service on a free loopback port with a test
+// clock, a known operator token, and clients with real Ed25519 keys.
+import { ApiClient } from "../../src/client/api-client.ts"
+import { keyFromLabel } from "../../src/client/keys.ts"
+import { demoCatalog } from "../../fixtures/catalog.ts"
+import { type Service, startService } from "../../src/service/boot.ts"
+
+export const ADMIN_TOKEN = "test-admin-token"
+export const ALLOWED_ORIGIN = "http://app.twinbook.test"
+/** 2026-11-22T00:00:00Z: before every demo event's expiry. */
+export const T0_MS = 1_795_305_600_000
+
+export interface TestServer {
+  readonly service: Service
+  readonly url: string
+  readonly wsUrl: string
+  /** The test clock: read by the server for every timestamp, limit and cache. */
+  nowMs: number
+  advance(ms: number): void
+  nowSec(): number
+  client(label: string): ApiClient
+  /** A registered client credited with `amountMicro` through the operator API. */
+  funded(label: string, amountMicro?: number): Promise<ApiClient>
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>
+  /** Market ids of the demo catalogue by slug. */
+  market(slug: string): string
+  close(): Promise<void>
+}
+
+export const startTestServer = async (opts: { catalog?: boolean } = {}): Promise<TestServer> => {
+  const clock = { nowMs: T0_MS }
+  const service = await startService({
+    host: "127.0.0.1",
+    port: 0,
+    nowMs: () => clock.nowMs,
+    secret: new Uint8Array(32).fill(7),
+    ...(opts.catalog === false ? {} : { catalog: demoCatalog() }),
+    config: {
+      adminToken: ADMIN_TOKEN,
+      corsOrigins: new Set([ALLOWED_ORIGIN]),
+      secureCookies: false,
+      devCredit: true,
+      rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
+    },
+    onError: (err) => console.error(err)
+  })
+  const url = service.http.url
+  const t: TestServer = {
+    service,
+    url,
+    wsUrl: service.http.wsUrl,
+    get nowMs() {
+      return clock.nowMs
+    },
+    set nowMs(v: number) {
+      clock.nowMs = v
+    },
+    advance: (ms) => void (clock.nowMs += ms),
+    nowSec: () => Math.floor(clock.nowMs / 1000),
+    client: (label) => new ApiClient(url, keyFromLabel(label), fetch as never, () => Math.floor(clock.nowMs / 1000)),
+    funded: async (label, amountMicro = 1_000_000_000) => {
+      const c = t.client(label)
+      const reg = await c.register(label)
+      if (reg.status !== 200) throw new Error(`register ${label}: ${reg.status} ${JSON.stringify(reg.body)}`)
+      const credit = await t.admin("POST", "/v1/admin/credit", { user: c.user, amount_micro: amountMicro })
+      if (credit.status !== 200) throw new Error(`credit ${label}: ${credit.status} ${JSON.stringify(credit.body)}`)
+      return c
+    },
+    admin: async (method, path, body) => {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      const text = await res.text()
+      return { status: res.status, body: text === "" ? null : JSON.parse(text) }
+    },
+    market: (slug) => {
+      const found = service.exchange.catalog.market(slug)
+      if (found === undefined) throw new Error(`no demo market ${slug}`)
+      return found.market.market_id
+    },
+    close: () => service.close()
+  }
+  return t
+}
