@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Option, Redacted } from "effect"
 import { demoCatalog } from "../fixtures/catalog.ts"
+import { inlineVerifier, workerVerifier } from "./auth/verifier.ts"
 import { startService } from "./service/boot.ts"
 
 /** The server's session secret lives in DATA_DIR so cookies survive restarts. */
@@ -28,6 +29,7 @@ const program = Effect.gen(function* () {
   const secureCookies = yield* Config.boolean("SECURE_COOKIES").pipe(Config.withDefault(false))
   const dailyBudgetMicro = yield* Config.integer("REWARDS_DAILY_BUDGET_MICRO").pipe(Config.withDefault(1_000_000_000))
   const bandSpreadBpsMax = yield* Config.integer("REWARDS_BAND_SPREAD_BPS_MAX").pipe(Config.withDefault(300))
+  const verifyWorkers = yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1))
   const clock = yield* Effect.clock
 
   const generated = Option.isNone(adminTokenOpt)
@@ -45,6 +47,7 @@ const program = Effect.gen(function* () {
         nowMs: () => clock.unsafeCurrentTimeMillis(),
         secret,
         catalog: demoCatalog(),
+        verifier: verifyWorkers > 0 ? workerVerifier(verifyWorkers) : inlineVerifier(),
         config: {
           adminToken,
           corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),

@@ -26,8 +26,10 @@ export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {})
     try {
       const found = router.match(req.method, req.path)
       if (found === null) throw new ApiError("not_found", `no route ${req.method} ${req.path}`)
-      if (found === "method_not_allowed") throw new ApiError("method_not_allowed", `${req.method} is not allowed on ${req.path}`)
-      res = await found.route.handler(ctx, req, found.params)
+      if (found === "method_not_allowed") {
+        res = errorResponse(new ApiError("method_not_allowed", `${req.method} is not allowed on ${req.path}`))
+        res.headers.allow = router.methodsFor(req.path).join(", ")
+      } else res = await found.route.handler(ctx, req, found.params)
     } catch (err) {
       if (err instanceof ApiError) res = errorResponse(err)
       else {

@@ -15,18 +15,28 @@ export class EdgeCache {
   async serve(key: string, ttlSec: number, produce: () => HttpResponse | Promise<HttpResponse>): Promise<HttpResponse> {
     const now = this.nowMs()
     const hit = this.entries.get(key)
-    if (hit !== undefined && hit.expiresMs > now) return { ...hit.response, headers: { ...hit.response.headers, "x-cache": "HIT" } }
+    // Every caller gets its own copy: the app adds per-request headers (CORS) and
+    // blanks the body of a HEAD, and neither may leak into the stored entry.
+    if (hit !== undefined && hit.expiresMs > now) return copyOf(hit.response, "HIT")
     const response = await produce()
-    response.headers["cache-control"] = `public, s-maxage=${ttlSec}`
-    response.headers["x-cache"] = "MISS"
-    // Errors are not cached: a 4xx must not stick for the TTL.
-    if (response.status === 200) {
-      if (this.entries.size > 10_000) this.entries.clear()
-      this.entries.set(key, { expiresMs: now + ttlSec * 1000, response })
+    if (response.status !== 200) {
+      // Errors are not cached, here or at the edge: a 4xx must not stick for the TTL.
+      response.headers["cache-control"] = "no-store"
+      response.headers["x-cache"] = "MISS"
+      return response
     }
-    return response
+    response.headers["cache-control"] = `public, s-maxage=${ttlSec}`
+    if (this.entries.size > 10_000) this.entries.clear()
+    this.entries.set(key, { expiresMs: now + ttlSec * 1000, response: copyOf(response, "HIT") })
+    return copyOf(response, "MISS")
   }
 }
+
+const copyOf = (r: HttpResponse, xCache: "HIT" | "MISS"): HttpResponse => ({
+  status: r.status,
+  headers: { ...r.headers, "x-cache": xCache },
+  body: r.body
+})
 
 export const TTL_SEC = {
   markets: 30,

@@ -3,6 +3,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
 import { ApiError } from "../domain/errors.ts"
+import type { Verifier } from "../auth/verifier.ts"
 import type { Exchange } from "../service/exchange.ts"
 import type { EdgeCache } from "./cache.ts"
 import type { HttpRequest } from "./http.ts"
@@ -30,6 +31,8 @@ export interface AppCtx {
   readonly config: AppConfig
   readonly limiter: RateLimiter
   readonly cache: EdgeCache
+  /** Order signatures: inline in tests and simulation, worker threads live. */
+  readonly verifier: Verifier
 }
 
 export const nowSec = (ctx: AppCtx): number => Math.floor(ctx.nowMs() / 1000)

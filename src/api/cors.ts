@@ -3,7 +3,8 @@ import type { HttpRequest, HttpResponse } from "./http.ts"
 
 export const corsHeaders = (req: HttpRequest, allowed: ReadonlySet<string>): Record<string, string> => {
   const origin = req.headers.origin
-  if (origin === undefined || !allowed.has(origin)) return {}
+  // Vary on every response, allowed or not: an edge cache must not serve one origin's answer to another.
+  if (origin === undefined || !allowed.has(origin)) return { vary: "Origin" }
   return {
     "access-control-allow-origin": origin,
     "access-control-allow-credentials": "true",

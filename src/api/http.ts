@@ -43,7 +43,8 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
 export const errorResponse = (err: ApiError): HttpResponse => {
   const body: Record<string, unknown> = { error: err.code }
   if (err.detail !== undefined) body.detail = err.detail.length > 200 ? `${err.detail.slice(0, 197)}...` : err.detail
-  const headers: Record<string, string> = {}
+  // Never cached anywhere: 404 and 405 are heuristically cacheable without this.
+  const headers: Record<string, string> = { "cache-control": "no-store" }
   if (err.retryAfterSec !== undefined) {
     body.retry_after = err.retryAfterSec
     headers["retry-after"] = String(err.retryAfterSec)
@@ -61,6 +62,15 @@ export class Router<C> {
 
   list(): ReadonlyArray<Route<C>> {
     return this.routes
+  }
+
+  /** The methods a path answers to (the Allow header of a 405). */
+  methodsFor(path: string): string[] {
+    const methods = (["GET", "POST"] as const).filter((m) => {
+      const found = this.match(m, path)
+      return found !== null && found !== "method_not_allowed"
+    })
+    return methods.includes("GET") ? ["GET", "HEAD", ...methods.filter((m) => m !== "GET")] : [...methods]
   }
 
   /** The route for a path: matched, method not allowed, or none. */

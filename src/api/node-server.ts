@@ -17,6 +17,8 @@ export interface NodeServerOptions {
   readonly port: number
   readonly secret: Uint8Array
   readonly nowMs: () => number
+  /** Origins whose WebSocket upgrades may use the session cookie. */
+  readonly corsOrigins: ReadonlySet<string>
 }
 
 export interface RunningServer {
@@ -57,6 +59,8 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
         return
       }
       void opts.app(toRequest(req, Buffer.concat(chunks).toString("utf8"))).then((out) => {
+        // An explicit length avoids chunked encoding: one write, cheaper framing.
+        out.headers["content-length"] = String(Buffer.byteLength(out.body))
         res.writeHead(out.status, out.headers)
         res.end(out.body)
       })
@@ -73,7 +77,10 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
     }
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const cookie = readCookie(req.headers.cookie, SESSION_COOKIE)
-      const cookieUser = cookie === null ? null : verifySessionCookie(opts.secret, cookie, Math.floor(opts.nowMs() / 1000))
+      // A browser page from another origin never borrows the user's cookie identity.
+      const origin = req.headers.origin
+      const trusted = origin === undefined || opts.corsOrigins.has(origin)
+      const cookieUser = cookie === null || !trusted ? null : verifySessionCookie(opts.secret, cookie, Math.floor(opts.nowMs() / 1000))
       const feedSocket: FeedSocket = {
         cookieUser,
         send: (frame) => ws.send(frame),

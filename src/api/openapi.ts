@@ -62,12 +62,23 @@ const ErrorEnvelope = {
   properties: { error: { type: "string", enum: Object.keys(ERROR_STATUS) }, detail: { type: "string" }, retry_after: { type: "integer" } }
 }
 
+/** A request body's JSON Schema; named sub-schemas go to `components.schemas` so every `$ref` resolves in this document. */
+const bodySchema = (schema: Schema.Schema<any, any, never>, shared: Record<string, JSONSchema.JsonSchema7>) =>
+  JSONSchema.fromAST(schema.ast, {
+    definitions: shared,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1",
+    // Unknown body fields are ignored by the decoders, not rejected.
+    additionalPropertiesStrategy: "allow"
+  })
+
 export const openApiDocument = (routes: ReadonlyArray<{ method: string; path: string }>) => {
   const paths: Record<string, Record<string, unknown>> = {}
+  const schemas: Record<string, JSONSchema.JsonSchema7> = {}
   for (const r of routes) {
     const path = r.path.replace(/:(\w+)/g, "{$1}")
-    const op = OPS[`${r.method} ${path}`]
-    if (op === undefined) continue
+    // A route without an entry in OPS is still listed, so the document never drops one.
+    const op: Op = OPS[`${r.method} ${path}`] ?? { summary: `${r.method} ${path}`, tag: path.split("/")[2] ?? "other" }
     const params = [
       ...[...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
       ...(op.query ?? []).map((name) => ({ name, in: "query", required: false, schema: { type: "string" } }))
@@ -76,7 +87,7 @@ export const openApiDocument = (routes: ReadonlyArray<{ method: string; path: st
       summary: op.summary,
       tags: [op.tag],
       ...(params.length > 0 ? { parameters: params } : {}),
-      ...(op.body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: JSONSchema.make(op.body) } } } }),
+      ...(op.body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: bodySchema(op.body, schemas) } } } }),
       ...(op.auth === "cookie" ? { security: [{ session: [] }] } : op.auth === "admin" ? { security: [{ operator: [] }] } : {}),
       responses: {
         "200": { description: "OK" },
@@ -89,6 +100,7 @@ export const openApiDocument = (routes: ReadonlyArray<{ method: string; path: st
     info: { title: "twinbook API", version: "1.0.0", description: "Prediction-market order book (SPEC.md). Operator routes are extensions." },
     paths,
     components: {
+      schemas,
       securitySchemes: {
         session: { type: "apiKey", in: "cookie", name: "service_oracle_session" },
         operator: { type: "http", scheme: "bearer" }

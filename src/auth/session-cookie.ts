@@ -22,8 +22,11 @@ export const verifySessionCookie = (secret: Uint8Array, value: string, nowSec: n
   const parts = value.split(".")
   if (parts.length !== 3) return null
   const [user, expires, given] = parts as [string, string, string]
-  const expected = mac(secret, `${user}.${expires}`)
-  if (given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) return null
+  // Compare bytes, not characters: a non-ASCII character has the same length in
+  // characters but not in bytes, and timingSafeEqual throws on unequal lengths.
+  const givenBytes = Buffer.from(given, "utf8")
+  const expectedBytes = Buffer.from(mac(secret, `${user}.${expires}`), "utf8")
+  if (givenBytes.length !== expectedBytes.length || !timingSafeEqual(givenBytes, expectedBytes)) return null
   const expiresAtSec = Number(expires)
   if (!Number.isSafeInteger(expiresAtSec) || expiresAtSec <= nowSec) return null
   return user

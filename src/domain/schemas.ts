@@ -5,7 +5,8 @@ import { ApiError, type ErrorCode } from "./errors.ts"
 
 const Int = Schema.Int
 const Bps = Int.pipe(Schema.between(0, 10_000))
-const U64 = Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER))
+/** Nonces start at 1: the engine's "previous nonce" of a new user is 0. */
+const Nonce = Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER))
 
 export const OrderRequest = Schema.Struct({
   market_id: Schema.String.pipe(Schema.nonEmptyString(), Schema.maxLength(128)),
@@ -17,7 +18,7 @@ export const OrderRequest = Schema.Struct({
   /** Default `gtc` when omitted (a decision: SPEC leaves it open). */
   order_type: Schema.optional(Schema.Literal("gtc", "post_only", "ioc", "fok")),
   signature: Schema.String,
-  nonce: U64,
+  nonce: Nonce,
   builder_api_key: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
   stp: Schema.optional(Schema.Literal("cancel_resting", "cancel_taking", "cancel_both"))
 }).annotations({ identifier: "OrderRequest" })

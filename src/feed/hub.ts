@@ -90,6 +90,10 @@ export class FeedHub {
   }
 
   onMessage(socket: FeedSocket, text: string): void {
+    // A socket the hub already dropped (slow consumer, still closing) may have frames
+    // in flight; answering them would re-add it to subscribers that disconnect() no
+    // longer clears.
+    if (!this.sockets.has(socket)) return
     let msg: unknown
     try {
       msg = JSON.parse(text)
@@ -196,6 +200,21 @@ export class FeedHub {
       const key = `book:${marketId}`
       if (this.subscribers.get(key)?.size) {
         this.broadcast(key, frame({ type: "book_update", market_id: marketId, snapshot: bookView(this.exchange, marketId, ts) }))
+      }
+    }
+    // A moved book changes its holders' mark_price and cash_pnl: that is a portfolio change too.
+    if (this.dirtyMarkets.size > 0) {
+      for (const key of this.subscribers.keys()) {
+        if (!key.startsWith("user:")) continue
+        const user = key.slice(5)
+        const positions = this.exchange.engine.accounts.get(user)?.positions
+        if (positions === undefined || this.dirtyUsers.has(user)) continue
+        for (const marketId of this.dirtyMarkets) {
+          if (positions.has(marketId)) {
+            this.dirtyUsers.add(user)
+            break
+          }
+        }
       }
     }
     this.dirtyMarkets.clear()

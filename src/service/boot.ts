@@ -6,6 +6,7 @@ import { EdgeCache } from "../api/cache.ts"
 import type { AppConfig, AppCtx } from "../api/context.ts"
 import { listen, type RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../api/rate-limit.ts"
+import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { FeedHub } from "../feed/hub.ts"
 import type { NewEvent } from "./catalog.ts"
 import { Exchange, type JournalSink, memoryJournal } from "./exchange.ts"
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   /** Loaded when the exchange starts with no events (first start). */
   readonly catalog?: ReadonlyArray<NewEvent>
   readonly onError?: (err: unknown) => void
+  /** Inline (synchronous, deterministic) unless the caller brings a worker pool. */
+  readonly verifier?: Verifier
 }
 
 export interface Service {
@@ -54,9 +57,19 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
     secret: opts.secret,
     config: opts.config,
     limiter: new RateLimiter(opts.nowMs),
-    cache: new EdgeCache(opts.nowMs)
+    cache: new EdgeCache(opts.nowMs),
+    verifier: opts.verifier ?? inlineVerifier()
   }
   const app = makeApp(ctx, opts.onError)
-  const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs })
-  return { exchange, hub, ctx, http, close: () => http.close() }
+  const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })
+  return {
+    exchange,
+    hub,
+    ctx,
+    http,
+    close: async () => {
+      await http.close()
+      await ctx.verifier.close()
+    }
+  }
 }

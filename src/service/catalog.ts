@@ -114,9 +114,10 @@ export class Catalog {
     }
   }
 
-  /** An event by event_id or slug; a binary event also answers to its market id. */
+  /** An event by event_id or slug; an outcome market's id or slug answers with its event. */
   event(key: string): EventRecord | undefined {
-    return this.byEventKey.get(key) ?? this.byMarketKey.get(key.toLowerCase())?.event
+    // Same leniency for ids as market(): any case, optional 0x.
+    return this.byEventKey.get(key) ?? this.byEventKey.get(key.toLowerCase().replace(/^0x/, "")) ?? this.market(key)?.event
   }
 
   /** A tradable market by market_id (hex, any case, optional 0x) or market slug. */

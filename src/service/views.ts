@@ -1,6 +1,6 @@
 // Read models over the exchange's state, in the spec's wire shapes (SPEC §2, §6).
 import type { Order, Position } from "../engine/state.ts"
-import { Catalog } from "./catalog.ts"
+import { Catalog, type EventRecord } from "./catalog.ts"
 import type { Exchange } from "./exchange.ts"
 
 export interface BalanceView {
@@ -138,7 +138,16 @@ export const portfolioState = (x: Exchange, user: string) => {
   }
 }
 
-export const eventView = (event: Parameters<typeof Catalog.eventStatus>[0]) => ({
-  ...event,
-  status: Catalog.eventStatus(event)
-})
+/**
+ * An event in the wire shape. With `takerFeeOf` (the engine's live per-market
+ * taker fee), `fee_bps` follows operator fee changes: the outcomes' fee when they
+ * agree, else the highest of them.
+ */
+export const eventView = (event: EventRecord, takerFeeOf?: (marketId: string) => number | undefined) => {
+  const fees = takerFeeOf === undefined ? [] : event.outcomes.map((o) => takerFeeOf(o.market_id)).filter((f): f is number => f !== undefined)
+  return {
+    ...event,
+    fee_bps: fees.length === 0 ? event.fee_bps : Math.max(...fees),
+    status: Catalog.eventStatus(event)
+  }
+}

@@ -34,17 +34,17 @@ describe("a first trade over HTTP", () => {
     // Alice: paid 4·0.60, 6 contracts still locked at 0.60, rebate floor(4·6000·5/100) = 1200 capped by the 1600 fee.
     expect((await alice.balance()).body).toEqual({ user: alice.user, available: 94_001_200, locked: 3_600_000, total: 97_601_200 })
 
-    const book = await fetch(`${t.url}/v1/markets/${market}/book`).then((r) => r.json())
+    const book = await fetch(`${t.url}/v1/markets/${market}/book`).then((r) => r.json() as Promise<any>)
     expect(book).toMatchObject({ market_id: market, bids: [{ price: 6000, size: 6 }], asks: [] })
 
-    const pos = await fetch(`${t.url}/v1/position/${market}/${bob.user}`).then((r) => r.json())
+    const pos = await fetch(`${t.url}/v1/position/${market}/${bob.user}`).then((r) => r.json() as Promise<any>)
     expect(pos).toMatchObject({ user: bob.user, market_id: market, outcome: "NO", size: 4, yes: 0, no: 4, cost_basis: 1_601_600 })
 
-    const trades = await fetch(`${t.url}/v1/trades/all/${alice.user}`).then((r) => r.json())
+    const trades = await fetch(`${t.url}/v1/trades/all/${alice.user}`).then((r) => r.json() as Promise<any>)
     expect(trades).toMatchObject({ total: 1, limit: 50, offset: 0 })
     expect(trades.trades[0]).toMatchObject({ id: 1, price: 4000, size: 4, side: "buy", maker: alice.user, taker: bob.user, fee: 1600, builder_fee: 0 })
 
-    const orders = await fetch(`${t.url}/v1/orders/all/${alice.user}`).then((r) => r.json())
+    const orders = await fetch(`${t.url}/v1/orders/all/${alice.user}`).then((r) => r.json() as Promise<any>)
     expect(orders).toEqual({
       orders: [{ id: rest.body.order_id, market_id: market, side: "buy", outcome: "yes", price: 6000, original_size: 10, remaining: 6, created_at: t.nowSec() }],
       total: 1

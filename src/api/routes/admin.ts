@@ -11,6 +11,7 @@ import {
   MarketStatusRequest,
   SurfaceRequest
 } from "../../domain/schemas.ts"
+import { slugify } from "../../service/catalog.ts"
 import type { ServiceCommand } from "../../service/commands.ts"
 import type { ApplyResult } from "../../service/exchange.ts"
 import { eventView } from "../../service/views.ts"
@@ -55,6 +56,11 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
   admin("/v1/events", async (ctx, raw) => {
     const body = decoders.event(raw)
     if (body.outcomes !== undefined && body.outcomes.length === 1) throw new ApiError("invalid_shape", "outcomes: a multi-outcome event needs at least two")
+    if (body.outcomes !== undefined && body.outcomes.length > 0) {
+      // Outcome slugs (given, or derived from labels) must differ from each other and from the event's.
+      const slugs = [body.slug, ...body.outcomes.map((o) => o.slug ?? `${body.slug}-${slugify(o.label)}`)]
+      if (new Set(slugs).size !== slugs.length) throw new ApiError("invalid_shape", "outcomes: labels or slugs give duplicate outcome slugs")
+    }
     const result = await run(ctx, { type: "create_event", event: body })
     if (result.refused === "event_exists" || result.event === undefined) throw new ApiError("event_exists", `slug or id of ${body.slug} already exists`)
     return eventView(result.event)

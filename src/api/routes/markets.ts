@@ -43,8 +43,11 @@ const listMarkets = (ctx: AppCtx, req: HttpRequest) => {
   const key = (e: EventRecord): number => (order === "volume" ? e.volume : order === "expiry" ? e.expiry : e.created_at)
   // Ties break on event_id so pages never overlap or skip.
   matches.sort((a, b) => (ascending ? key(a) - key(b) : key(b) - key(a)) || (a.event_id < b.event_id ? -1 : 1))
-  return { markets: matches.slice(offset, offset + limit).map(eventView), total: matches.length, limit, offset }
+  const view = (e: EventRecord) => eventView(e, takerFeeOf(ctx))
+  return { markets: matches.slice(offset, offset + limit).map(view), total: matches.length, limit, offset }
 }
+
+const takerFeeOf = (ctx: AppCtx) => (marketId: string) => ctx.exchange.engine.markets.get(marketId)?.takerFeeBps
 
 const resolveMarketId = (ctx: AppCtx, id: string): string => {
   const found = ctx.exchange.catalog.market(id)
@@ -75,7 +78,7 @@ export const marketRoutes: ReadonlyArray<Route<AppCtx>> = [
       ctx.cache.serve(req.path, TTL_SEC.markets, () => {
         const event = ctx.exchange.catalog.event(params.id!)
         if (event === undefined) throw new ApiError("not_found", `no market ${params.id}`)
-        return json(200, eventView(event))
+        return json(200, eventView(event, takerFeeOf(ctx)))
       })
   },
   {
@@ -107,7 +110,8 @@ export const marketRoutes: ReadonlyArray<Route<AppCtx>> = [
     path: "/v1/markets/:id/candles",
     handler: (ctx, req, params) => {
       const interval = req.query.get("interval") ?? "1h"
-      if (!(interval in INTERVALS)) throw new ApiError("invalid_interval", "interval: 1m, 5m, 1h or 1d")
+      // Own keys only: `in` would also accept "constructor" or "toString".
+      if (!Object.hasOwn(INTERVALS, interval)) throw new ApiError("invalid_interval", "interval: 1m, 5m, 1h or 1d")
       const iv = interval as Interval
       return ctx.cache.serve(`${req.path}?${req.query}`, TTL_SEC.candles[iv], () => {
         const marketId = resolveMarketId(ctx, params.id!)

@@ -1,5 +1,5 @@
 // Orders: place (signed, cookie), cancel, cancel-all, and a user's resting orders.
-import { parseSignatureHex, verifyUser, isUserKey } from "../../auth/ed25519.ts"
+import { isUserKey, parseSignatureHex } from "../../auth/ed25519.ts"
 import { orderMessage } from "../../auth/messages.ts"
 import type { EngineEvent, FillEvent, RejectReason } from "../../engine/types.ts"
 import { ApiError, ERROR_STATUS, type ErrorCode } from "../../domain/errors.ts"
@@ -13,10 +13,23 @@ const decodeOrder = decodeBody(OrderRequest, "invalid_order_shape")
 const decodeCancel = decodeBody(CancelRequest, "invalid_shape")
 const decodeCancelAll = decodeBody(CancelAllRequest, "invalid_shape")
 
+const REJECTION_DETAIL: Partial<Record<RejectReason, string>> = {
+  would_cross: "post-only order would cross the book",
+  insufficient_balance: "available balance does not cover price plus fees for the full size",
+  insufficient_shares: "selling more shares than held and unlocked (buy the other outcome instead)",
+  fok_unfilled: "fill-or-kill order cannot fill completely; nothing changed",
+  dust_order: "order notional below one cent (size x price x 100 < 10,000 micro)",
+  market_halted: "market is halted",
+  market_resolved: "market is resolved",
+  nonce_stale: "nonce must be greater than the previous accepted order nonce",
+  unknown_builder: "builder_api_key is not a registered api_key",
+  order_not_found: "no such resting order of this user"
+}
+
 /** An engine rejection as a client error: the engine's stable reason is the error code where the catalogue has it. */
 export const rejection = (reason: RejectReason): ApiError => {
   if (reason === "unknown_market") return new ApiError("not_found", "unknown market")
-  if (reason in ERROR_STATUS) return new ApiError(reason as ErrorCode)
+  if (reason in ERROR_STATUS) return new ApiError(reason as ErrorCode, REJECTION_DETAIL[reason] ?? reason)
   return new ApiError("order_rejected", reason)
 }
 
@@ -58,7 +71,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
       if (signature === null) throw new ApiError("invalid_signature_format", "signature must be 64 bytes, hex-encoded without 0x")
       // The client signs the market id exactly as it sent it (hex id or slug).
       const message = orderMessage({ ...body, marketId: body.market_id, priceBps: body.price })
-      if (!verifyUser(body.user, message, signature)) throw new ApiError("invalid_signature", "order signature does not verify")
+      if (!(await ctx.verifier.verify(body.user, message, signature))) throw new ApiError("invalid_signature", "order signature does not verify")
       if (body.builder_api_key !== undefined && ctx.exchange.builderByKey(body.builder_api_key) === undefined) {
         throw new ApiError("unknown_builder", "builder_api_key is not a registered api_key")
       }
@@ -133,7 +146,9 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
   {
     method: "GET",
     path: "/v1/orders/all/:user",
-    handler: (ctx, _req, params) => {
+    handler: (ctx, req, params) => {
+      // SPEC §8 puts all of /v1/orders/* under the per-IP bucket, reads included.
+      ctx.limiter.take(LIMITS.ipOrders, req.ip)
       const user = params.user!
       if (!isUserKey(user)) throw new ApiError("invalid_pubkey", "user: not a base58 Ed25519 public key")
       const orders = openOrders(ctx.exchange, user)

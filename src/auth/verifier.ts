@@ -1,0 +1,105 @@
+// Where signatures are verified. Inline: synchronous node:crypto on the calling
+// thread (tests, simulation). Worker pool: the same node:crypto verify on worker
+// threads, batched per event-loop turn, keeping the main thread for HTTP and
+// matching (verification was ~40% of the main thread at 4k orders/s).
+import { Worker } from "node:worker_threads"
+import { decodeUserKey, verifyUser } from "./ed25519.ts"
+
+export interface Verifier {
+  verify(user: string, message: Uint8Array, signature: Uint8Array): Promise<boolean>
+  close(): Promise<void>
+}
+
+export const inlineVerifier = (): Verifier => ({
+  verify: (user, message, signature) => Promise.resolve(verifyUser(user, message, signature)),
+  close: () => Promise.resolve()
+})
+
+type Item = readonly [user: string, pub: Uint8Array, message: Uint8Array, signature: Uint8Array]
+
+interface Batch {
+  readonly items: Item[]
+  readonly resolvers: Array<(ok: boolean) => void>
+}
+
+interface Slot {
+  worker: Worker
+  pending: Batch | null
+  readonly inFlight: Map<number, Batch>
+}
+
+/**
+ * `size` workers; a user always goes to the same worker, so one user's orders keep
+ * their order. If a worker dies, its in-flight batches are verified inline (same
+ * answers) and the worker is replaced: no request ever hangs.
+ */
+export const workerVerifier = (size: number, hooks: { onSpawn?: (worker: Worker) => void } = {}): Verifier => {
+  let nextId = 1
+  let scheduled = false
+  let closing = false
+  const slots: Slot[] = []
+
+  const spawn = (slot: Slot): Worker => {
+    const w = new Worker(new URL("./verify-worker.mjs", import.meta.url))
+    w.unref()
+    w.on("message", ({ id, results }: { id: number; results: Uint8Array }) => {
+      const batch = slot.inFlight.get(id)
+      if (batch === undefined) return
+      slot.inFlight.delete(id)
+      for (let i = 0; i < batch.resolvers.length; i++) batch.resolvers[i]!(results[i] === 1)
+    })
+    const fail = (): void => {
+      for (const batch of slot.inFlight.values()) {
+        batch.items.forEach(([user, , message, signature], i) => batch.resolvers[i]!(verifyUser(user, message, signature)))
+      }
+      slot.inFlight.clear()
+      if (!closing && slot.worker === w) slot.worker = spawn(slot)
+    }
+    w.on("error", fail)
+    w.on("exit", fail)
+    hooks.onSpawn?.(w)
+    return w
+  }
+  for (let i = 0; i < size; i++) {
+    const slot = { pending: null, inFlight: new Map() } as unknown as Slot
+    slot.worker = spawn(slot)
+    slots.push(slot)
+  }
+
+  const flush = (): void => {
+    scheduled = false
+    for (const slot of slots) {
+      const batch = slot.pending
+      if (batch === null) continue
+      slot.pending = null
+      const id = nextId++
+      slot.inFlight.set(id, batch)
+      slot.worker.postMessage({ id, items: batch.items.map(([, pub, message, signature]) => [pub, message, signature]) })
+    }
+  }
+  const shard = (user: string): number => {
+    let h = 0
+    for (let i = 0; i < user.length; i++) h = (h * 31 + user.charCodeAt(i)) | 0
+    return Math.abs(h) % size
+  }
+  return {
+    verify: (user, message, signature) => {
+      const pub = decodeUserKey(user)
+      if (pub === null || signature.length !== 64) return Promise.resolve(false)
+      return new Promise((resolve) => {
+        const slot = slots[shard(user)]!
+        const batch = (slot.pending ??= { items: [], resolvers: [] })
+        batch.items.push([user, pub, message, signature])
+        batch.resolvers.push(resolve)
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(flush)
+        }
+      })
+    },
+    close: async () => {
+      closing = true
+      await Promise.all(slots.map((s) => s.worker.terminate()))
+    }
+  }
+}

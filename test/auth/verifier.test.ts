@@ -1,0 +1,58 @@
+// The worker-pool verifier gives the inline verifier's answers, keeps going when
+// a worker dies, and never leaves a request hanging.
+import type { Worker } from "node:worker_threads"
+import { afterEach, describe, expect, it } from "vitest"
+import { orderMessage } from "../../src/auth/messages.ts"
+import { inlineVerifier, type Verifier, workerVerifier } from "../../src/auth/verifier.ts"
+import { keyFromLabel } from "../../src/client/keys.ts"
+
+const pools: Verifier[] = []
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()))
+})
+
+const cases = () => {
+  const a = keyFromLabel("verifier-a")
+  const b = keyFromLabel("verifier-b")
+  const msg = (nonce: number) => orderMessage({ marketId: "m", user: a.user, outcome: "yes", side: "buy", priceBps: 5000, size: 3, nonce })
+  const sig = (nonce: number) => Buffer.from(a.sign(msg(nonce)), "hex")
+  return [
+    { user: a.user, message: msg(1), signature: sig(1), want: true },
+    { user: a.user, message: msg(2), signature: sig(1), want: false }, // signed another nonce
+    { user: b.user, message: msg(1), signature: sig(1), want: false }, // someone else's key
+    { user: a.user, message: msg(3), signature: Buffer.alloc(64), want: false },
+    { user: "not-a-key", message: msg(1), signature: sig(1), want: false },
+    { user: a.user, message: msg(4), signature: sig(4).subarray(0, 63), want: false }
+  ]
+}
+
+describe("signature verifiers", () => {
+  it("worker pool and inline verifier agree, case by case", async () => {
+    const pool = workerVerifier(2)
+    pools.push(pool)
+    const inline = inlineVerifier()
+    for (const c of cases()) {
+      expect(await inline.verify(c.user, c.message, c.signature)).toBe(c.want)
+      expect(await pool.verify(c.user, c.message, c.signature)).toBe(c.want)
+    }
+    // A burst in one turn is batched and every promise resolves with its own answer.
+    const burst = Array.from({ length: 50 }, (_, i) => cases()[i % 6]!)
+    expect(await Promise.all(burst.map((c) => pool.verify(c.user, c.message, c.signature)))).toEqual(burst.map((c) => c.want))
+  })
+
+  it("answers in-flight requests and keeps serving after its worker dies", async () => {
+    const spawned: Worker[] = []
+    const pool = workerVerifier(1, { onSpawn: (w) => spawned.push(w) })
+    pools.push(pool)
+    const [good, bad] = cases()
+    const inFlight = [pool.verify(good!.user, good!.message, good!.signature), pool.verify(bad!.user, bad!.message, bad!.signature)]
+    // The batch is posted on the next turn; kill the worker right after.
+    await new Promise((r) => setImmediate(r))
+    expect(spawned).toHaveLength(1)
+    await spawned[0]!.terminate()
+    expect(await Promise.all(inFlight)).toEqual([true, false])
+    expect(spawned).toHaveLength(2) // replaced
+    expect(await pool.verify(good!.user, good!.message, good!.signature)).toBe(true)
+    expect(await pool.verify(bad!.user, bad!.message, bad!.signature)).toBe(false)
+  })
+})
