@@ -39,7 +39,10 @@ export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {})
     }
     const cors = corsHeaders(req, ctx.config.corsOrigins)
     for (const k in cors) res.headers[k] = cors[k]!
-    if (req.method === "HEAD") res.body = ""
+    if (req.method === "HEAD") {
+      res.headers["content-length"] = String(Buffer.byteLength(res.body))
+      res.body = ""
+    }
     return res
   }
 }

@@ -1,12 +1,14 @@
 // The live transport: node:http in front of the transport-free app, and one
 // upgrade handler (`ws`, noServer) for /v1/ws in front of the feed hub.
-import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { WebSocketServer, type WebSocket } from "ws"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
 import type { FeedHub, FeedSocket } from "../feed/hub.ts"
+import { ApiError } from "../domain/errors.ts"
 import type { App } from "./app.ts"
-import type { HttpRequest } from "./http.ts"
+import { corsHeaders } from "./cors.ts"
+import { errorResponse, type HttpRequest, type HttpResponse } from "./http.ts"
 
 const MAX_BODY_BYTES = 64 * 1024
 
@@ -43,27 +45,35 @@ const toRequest = (req: IncomingMessage, body: string): HttpRequest => {
 }
 
 export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
+  const write = (res: ServerResponse, out: HttpResponse): void => {
+    // An explicit length avoids chunked encoding: one write, cheaper framing. HEAD keeps the GET length.
+    out.headers["content-length"] ??= String(Buffer.byteLength(out.body))
+    res.writeHead(out.status, out.headers)
+    res.end(out.body)
+  }
+  /** Refuses an oversized body as soon as it is known, without reading the rest, and closes the connection. */
+  const tooLarge = (req: IncomingMessage, res: ServerResponse): void => {
+    const out = errorResponse(new ApiError("payload_too_large", `body over ${MAX_BODY_BYTES} bytes`))
+    Object.assign(out.headers, corsHeaders(toRequest(req, ""), opts.corsOrigins), { connection: "close" })
+    write(res, out)
+    req.destroy()
+  }
   const server = createServer((req, res) => {
+    if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return tooLarge(req, res)
     const chunks: Buffer[] = []
     let size = 0
-    let tooLarge = false
+    let refused = false
     req.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > MAX_BODY_BYTES) tooLarge = true
-      else chunks.push(chunk)
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+      else if (!refused) {
+        refused = true
+        tooLarge(req, res)
+      }
     })
     req.on("end", () => {
-      if (tooLarge) {
-        res.writeHead(413, { "content-type": "application/json; charset=utf-8" })
-        res.end(JSON.stringify({ error: "payload_too_large", detail: `body over ${MAX_BODY_BYTES} bytes` }))
-        return
-      }
-      void opts.app(toRequest(req, Buffer.concat(chunks).toString("utf8"))).then((out) => {
-        // An explicit length avoids chunked encoding: one write, cheaper framing.
-        out.headers["content-length"] = String(Buffer.byteLength(out.body))
-        res.writeHead(out.status, out.headers)
-        res.end(out.body)
-      })
+      if (refused) return
+      void opts.app(toRequest(req, Buffer.concat(chunks).toString("utf8"))).then((out) => write(res, out))
     })
   })
   server.keepAliveTimeout = 65_000
