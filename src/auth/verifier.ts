@@ -34,6 +34,7 @@ interface Slot {
  * answers) and the worker is replaced: no request ever hangs.
  */
 export const workerVerifier = (size: number, hooks: { onSpawn?: (worker: Worker) => void } = {}): Verifier => {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`workerVerifier: size must be a positive integer, got ${size}`)
   let nextId = 1
   let scheduled = false
   let closing = false

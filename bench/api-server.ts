@@ -1,0 +1,28 @@
+// The service as the API bench's server, alone in its own process (one core
+// for it, one for the load generator). Prints its port on stdout when ready.
+import { demoCatalog } from "../fixtures/catalog.ts"
+import { inlineVerifier, workerVerifier } from "../src/auth/verifier.ts"
+import { startService } from "../src/service/boot.ts"
+
+export const BENCH_ADMIN_TOKEN = "bench-admin-token"
+
+const service = await startService({
+  host: "127.0.0.1",
+  port: 0,
+  nowMs: () => Date.now(), // live-only: the bench measures wall-clock latency
+  secret: new Uint8Array(32).fill(3),
+  catalog: demoCatalog(),
+  verifier: Number(process.env.VERIFY_WORKERS ?? 1) > 0 ? workerVerifier(Number(process.env.VERIFY_WORKERS ?? 1)) : inlineVerifier(),
+  config: {
+    adminToken: BENCH_ADMIN_TOKEN,
+    corsOrigins: new Set(),
+    secureCookies: false,
+    devCredit: true,
+    rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
+  }
+})
+// The per-wallet and per-IP limits would cap a load test from one address at 600/min.
+const limiter = service.ctx.limiter as unknown as { take: () => void }
+limiter.take = () => {}
+process.stdout.write(`${service.http.port}\n`)
+process.on("SIGTERM", () => void service.close().then(() => process.exit(0)))
