@@ -4,7 +4,8 @@ import { applyCreateMarket, applyRedeem, applySetBuilder, applySetFees, applySet
 import { applyCredit, applyDebit } from "./funds.ts"
 import { DEFAULT_MAKER_REBATE_BPS, DEFAULT_TAKER_FEE_BPS, FEE_ACCOUNT } from "./money.ts"
 import { applyCancelAll, applyCancelOrder, applyPlaceOrder } from "./orders.ts"
-import { Account, type Builder, type Market, type Order, Position } from "./state.ts"
+import { OrderTable } from "./order-table.ts"
+import { Account, type Builder, type Market, Position } from "./state.ts"
 import type { Command, CommandType, EngineEvent, RejectReason } from "./types.ts"
 
 export class Engine {
@@ -18,15 +19,18 @@ export class Engine {
   netDepositsMicro = 0
   readonly accounts = new Map<string, Account>()
   readonly markets = new Map<string, Market>()
-  readonly orders = new Map<number, Order>()
+  readonly orders = new OrderTable()
   readonly builders = new Map<string, Builder>()
 
   // Per-command scratch: events out, and the accounts/positions it touched.
   out: EngineEvent[] = []
   tsSec = 0
   private epoch = 0
-  private touchedAccounts: Account[] = []
-  private touchedPositions: Position[] = []
+  // Reused scratch lists with explicit counts: truncating an array is a runtime call.
+  private readonly touchedAccounts: Account[] = []
+  private readonly touchedPositions: Position[] = []
+  private touchedAccountCount = 0
+  private touchedPositionCount = 0
 
   apply(cmd: Command): EngineEvent[] {
     this.out = []
@@ -105,44 +109,45 @@ export class Engine {
   touch(acct: Account): void {
     if (acct.touchEpoch !== this.epoch) {
       acct.touchEpoch = this.epoch
-      this.touchedAccounts.push(acct)
+      this.touchedAccounts[this.touchedAccountCount++] = acct
     }
   }
 
   touchPosition(pos: Position): void {
     if (pos.touchEpoch !== this.epoch) {
       pos.touchEpoch = this.epoch
-      this.touchedPositions.push(pos)
+      this.touchedPositions[this.touchedPositionCount++] = pos
     }
   }
 
   /** Each touched account and position reports its new state once, in first-touch order. */
   private flushTouched(): void {
     const accts = this.touchedAccounts
-    if (accts.length > 0) {
-      for (const a of accts) {
-        this.out.push({ type: "balance", user: a.user, availableMicro: a.availableMicro, lockedMicro: a.lockedMicro })
-      }
-      this.touchedAccounts = []
+    for (let i = 0; i < this.touchedAccountCount; i++) {
+      const a = accts[i]!
+      this.out.push({ type: "balance", user: a.user, availableMicro: a.availableMicro, lockedMicro: a.lockedMicro })
     }
+    this.touchedAccountCount = 0
     const positions = this.touchedPositions
-    if (positions.length > 0) {
-      for (const p of positions) {
-        this.out.push({
-          type: "position",
-          user: p.user,
-          marketId: p.marketId,
-          yes: p.yes,
-          no: p.no,
-          yesLocked: p.yesLocked,
-          noLocked: p.noLocked,
-          costYesMicro: p.costYesMicro,
-          costNoMicro: p.costNoMicro
-        })
-        // An emptied position leaves no trace in state, so snapshots stay canonical.
-        if (p.isEmpty()) this.accounts.get(p.user)?.positions.delete(p.marketId)
+    for (let i = 0; i < this.touchedPositionCount; i++) {
+      const p = positions[i]!
+      this.out.push({
+        type: "position",
+        user: p.user,
+        marketId: p.marketId,
+        yes: p.yes,
+        no: p.no,
+        yesLocked: p.yesLocked,
+        noLocked: p.noLocked,
+        costYesMicro: p.costYesMicro,
+        costNoMicro: p.costNoMicro
+      })
+      // An emptied position leaves no trace in state, so snapshots stay canonical.
+      if (p.isEmpty()) {
+        this.accounts.get(p.user)?.positions.delete(p.marketId)
+        p.live = false
       }
-      this.touchedPositions = []
     }
+    this.touchedPositionCount = 0
   }
 }

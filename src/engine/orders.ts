@@ -16,7 +16,7 @@ import {
   notionalMicro,
   rebateFloorMicro
 } from "./money.ts"
-import { type Account, Order } from "./state.ts"
+import { type Account, Order, type Position } from "./state.ts"
 import type { CancelAll, CancelOrder, CancelReason, PlaceOrder, SettlementKind, Stp } from "./types.ts"
 import { isValidId } from "./validate.ts"
 
@@ -126,6 +126,7 @@ export const applyPlaceOrder = (e: Engine, cmd: PlaceOrder): void => {
     acct.lockedMicro += lock
   } else {
     const pos = e.position(acct, market.id)
+    order.pos = pos
     if (outcome === "yes") pos.yesLocked += size
     else pos.noLocked += size
     e.touchPosition(pos)
@@ -270,10 +271,20 @@ const settle = (e: Engine, taker: Order, maker: Order, size: number, yesPriceBps
   })
 }
 
+/** The order's (owner, market) position, cached on the order while it stays live. */
+const positionOf = (e: Engine, order: Order): Position => {
+  let pos = order.pos
+  if (pos === null || !pos.live) {
+    pos = e.position(order.account, order.market.id)
+    order.pos = pos
+  }
+  return pos
+}
+
 /** One side's cash and shares for a fill of `size` at its own outcome price. */
 const settleParty = (e: Engine, order: Order, size: number, ownPriceBps: number, feesMicro: number): void => {
   const acct = order.account
-  const pos = e.position(acct, order.market.id)
+  const pos = positionOf(e, order)
   const notional = size * ownPriceBps * MICRO_PER_BPS
   const isYes = order.outcome === "yes"
   if (order.side === "buy") {
@@ -328,7 +339,7 @@ const rest = (e: Engine, order: Order): void => {
   }
   acct.ordersTail = order
   acct.openOrders++
-  e.orders.set(order.id, order)
+  e.orders.set(order)
   e.out.push({ type: "order_rested", orderId: order.id, remaining: order.remaining })
 }
 
@@ -341,7 +352,7 @@ const releaseLock = (e: Engine, order: Order): void => {
     acct.availableMicro += release
     e.touch(acct)
   } else {
-    const pos = e.position(acct, order.market.id)
+    const pos = positionOf(e, order)
     if (order.outcome === "yes") pos.yesLocked -= order.remaining
     else pos.noLocked -= order.remaining
     e.touchPosition(pos)

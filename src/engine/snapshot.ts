@@ -152,7 +152,7 @@ export const restoreSnapshot = (s: EngineSnapshot): Engine => {
     }
     acct.ordersTail = order
     acct.openOrders++
-    e.orders.set(id, order)
+    e.orders.set(order)
   }
   return e
 }

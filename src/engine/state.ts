@@ -12,6 +12,8 @@ export class Position {
   costYesMicro = 0
   costNoMicro = 0
   touchEpoch = 0
+  /** False once dropped from its account (emptied); orders caching it look it up again. */
+  live = true
   constructor(
     readonly user: string,
     readonly marketId: string
@@ -68,6 +70,8 @@ export class Order {
   // Owner's open-order list links.
   uprev: Order | null = null
   unext: Order | null = null
+  /** Cached position of (owner, market), re-fetched when it is no longer live. */
+  pos: Position | null = null
   constructor(
     readonly id: number,
     readonly account: Account,

@@ -215,7 +215,7 @@ export class Harness {
 
   /** Ids of resting orders, ascending. */
   resting(): number[] {
-    return [...this.engine.orders.keys()].sort((a, b) => a - b)
+    return [...this.engine.orders.values()].map((o) => o.id).sort((a, b) => a - b)
   }
 
   /** Best bid/ask in YES terms (-1 when empty). */
