@@ -331,14 +331,7 @@ const rest = (e: Engine, order: Order): void => {
   }
   const book = order.isBid ? order.market.bids : order.market.asks
   book.append(order)
-  const acct = order.account
-  if (acct.ordersTail === null) acct.ordersHead = order
-  else {
-    acct.ordersTail.unext = order
-    order.uprev = acct.ordersTail
-  }
-  acct.ordersTail = order
-  acct.openOrders++
+  order.account.linkOrder(order)
   e.orders.set(order)
   e.out.push({ type: "order_rested", orderId: order.id, remaining: order.remaining })
 }
@@ -363,14 +356,7 @@ const releaseLock = (e: Engine, order: Order): void => {
 const unlink = (e: Engine, order: Order): void => {
   const book = order.isBid ? order.market.bids : order.market.asks
   book.remove(order)
-  const acct = order.account
-  if (order.uprev === null) acct.ordersHead = order.unext
-  else order.uprev.unext = order.unext
-  if (order.unext === null) acct.ordersTail = order.uprev
-  else order.unext.uprev = order.uprev
-  order.uprev = null
-  order.unext = null
-  acct.openOrders--
+  order.account.unlinkOrder(order)
   e.orders.delete(order.id)
 }
 

@@ -145,13 +145,7 @@ export const restoreSnapshot = (s: EngineSnapshot): Engine => {
     )
     order.remaining = remaining
     ;(isBid ? market.bids : market.asks).append(order)
-    if (acct.ordersTail === null) acct.ordersHead = order
-    else {
-      acct.ordersTail.unext = order
-      order.uprev = acct.ordersTail
-    }
-    acct.ordersTail = order
-    acct.openOrders++
+    acct.linkOrder(order)
     e.orders.set(order)
   }
   return e

@@ -36,6 +36,27 @@ export class Account {
   openOrders = 0
   touchEpoch = 0
   constructor(readonly user: string) {}
+
+  /** Appends a resting order to this owner's list (oldest first). */
+  linkOrder(order: Order): void {
+    if (this.ordersTail === null) this.ordersHead = order
+    else {
+      this.ordersTail.unext = order
+      order.uprev = this.ordersTail
+    }
+    this.ordersTail = order
+    this.openOrders++
+  }
+
+  unlinkOrder(order: Order): void {
+    if (order.uprev === null) this.ordersHead = order.unext
+    else order.uprev.unext = order.unext
+    if (order.unext === null) this.ordersTail = order.uprev
+    else order.unext.uprev = order.uprev
+    order.uprev = null
+    order.unext = null
+    this.openOrders--
+  }
 }
 
 export class Builder {

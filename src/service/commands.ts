@@ -1,24 +1,14 @@
 // Service-level commands: what the journal records. Each is stamped with a
 // journal sequence number and time, and applied deterministically by the
 // Exchange, which turns them into engine commands plus catalogue changes.
-import type { Outcome, OrderType, Side, Stp } from "../engine/types.ts"
+import type { Outcome, PlaceOrder } from "../engine/types.ts"
 import type { NewEvent } from "./catalog.ts"
 
 export type TradingState = "open" | "closed" | "paused"
 export type LpState = "open" | "closed"
 
-export interface OrderBody {
-  readonly user: string
-  readonly marketId: string
-  readonly side: Side
-  readonly outcome: Outcome
-  readonly priceBps: number
-  readonly size: number
-  readonly orderType: OrderType
-  readonly nonce: number
-  readonly stp?: Stp
-  readonly builderKey?: string
-}
+/** An order as the service journals it: the engine's placement without its stamp. */
+export type OrderBody = Omit<PlaceOrder, "type" | "seq" | "tsSec">
 
 export type ServiceCommand =
   | { readonly type: "place_order"; readonly order: OrderBody }

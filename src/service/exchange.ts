@@ -186,23 +186,9 @@ export class Exchange {
   }
 
   private placeOrder(o: OrderBody, events: EngineEvent[]): void {
-    this.engineApply(
-      {
-        type: "place_order",
-        user: o.user,
-        marketId: o.marketId,
-        side: o.side,
-        outcome: o.outcome,
-        priceBps: o.priceBps,
-        size: o.size,
-        orderType: o.orderType,
-        nonce: o.nonce,
-        ...(o.stp === undefined ? {} : { stp: o.stp }),
-        ...(o.builderKey === undefined ? {} : { builderKey: o.builderKey })
-      },
-      events
-    )
+    this.engineApply({ type: "place_order", ...o }, events)
   }
+
 
   /** Status changes mirror into the catalogue; resolution redeems every holder at once. */
   private setMarketStatus(marketId: string, status: "active" | "halted" | "resolved", winning: "yes" | "no" | undefined, events: EngineEvent[]): void {
