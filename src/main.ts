@@ -30,6 +30,7 @@ const program = Effect.gen(function* () {
   const dailyBudgetMicro = yield* Config.integer("REWARDS_DAILY_BUDGET_MICRO").pipe(Config.withDefault(1_000_000_000))
   const bandSpreadBpsMax = yield* Config.integer("REWARDS_BAND_SPREAD_BPS_MAX").pipe(Config.withDefault(300))
   const verifyWorkers = yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1))
+  const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
   const clock = yield* Effect.clock
 
   const generated = Option.isNone(adminTokenOpt)
@@ -47,6 +48,8 @@ const program = Effect.gen(function* () {
         nowMs: () => clock.unsafeCurrentTimeMillis(),
         secret,
         catalog: demoCatalog(),
+        dataDir,
+        snapshotIntervalSec,
         verifier: verifyWorkers > 0 ? workerVerifier(verifyWorkers) : inlineVerifier(),
         config: {
           adminToken,
@@ -63,7 +66,14 @@ const program = Effect.gen(function* () {
   yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
   yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
   yield* Console.log(`API docs          ${service.http.url}/v1/docs  (OpenAPI: /v1/openapi.json)`)
-  yield* Console.log(`data dir          ${dataDir}`)
+  const r = service.durable?.recovery
+  if (r !== undefined) {
+    yield* Console.log(
+      `data dir          ${dataDir}  (recovered to seq ${r.lastSeq}: snapshot ${r.snapshotSeq ?? "none"} + ${r.replayed} journal records)`
+    )
+    if (r.tornTail !== null) yield* Console.log(`journal tail      ${r.tornTail.problem}: truncated ${r.tornTail.droppedBytes} bytes of ${r.tornTail.segment}`)
+    for (const s of r.skippedSnapshots) yield* Console.log(`snapshot skipped  ${s} (failed its checksum)`)
+  }
   if (generated) yield* Console.log(`operator token    ${adminToken}  (generated; set ADMIN_TOKEN to choose one)`)
   return yield* Effect.never
 })

@@ -9,7 +9,8 @@ import { RateLimiter } from "../api/rate-limit.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { FeedHub } from "../feed/hub.ts"
 import type { NewEvent } from "./catalog.ts"
-import { Exchange, type JournalSink, memoryJournal } from "./exchange.ts"
+import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
+import { Exchange, memoryJournal } from "./exchange.ts"
 
 export interface ServiceOptions {
   readonly host: string
@@ -17,7 +18,12 @@ export interface ServiceOptions {
   readonly nowMs: () => number
   readonly secret: Uint8Array
   readonly config: AppConfig
-  readonly journal?: JournalSink
+  /** Journal and snapshots live here when given; otherwise state is in memory only. */
+  readonly dataDir?: string
+  /** Seconds between periodic snapshots (durable mode); 0 disables them. */
+  readonly snapshotIntervalSec?: number
+  /** Called when the journal cannot write: memory is ahead of disk, so the process must stop. */
+  readonly onFatal?: (err: unknown) => void
   /** Loaded when the exchange starts with no events (first start). */
   readonly catalog?: ReadonlyArray<NewEvent>
   readonly onError?: (err: unknown) => void
@@ -30,6 +36,8 @@ export interface Service {
   readonly hub: FeedHub
   readonly ctx: AppCtx
   readonly http: RunningServer
+  /** Set in durable mode. */
+  readonly durable: DurableExchange | null
   close(): Promise<void>
 }
 
@@ -39,17 +47,30 @@ export const loadCatalog = (exchange: Exchange, events: ReadonlyArray<NewEvent>)
 }
 
 export const startService = async (opts: ServiceOptions): Promise<Service> => {
-  const exchange = new Exchange(opts.nowMs, opts.journal ?? memoryJournal())
+  const durable =
+    opts.dataDir === undefined
+      ? null
+      : await openDurableExchange(opts.dataDir, opts.nowMs, {
+          onFatal: opts.onFatal ?? ((err) => {
+            console.error("journal write failed; stopping", err)
+            process.exit(70)
+          })
+        })
+  const exchange = durable?.exchange ?? new Exchange(opts.nowMs, memoryJournal())
   if (opts.catalog !== undefined) loadCatalog(exchange, opts.catalog)
   const hub = new FeedHub(exchange, opts.nowMs)
   let flushQueued = false
   hub.setFlushScheduler(() => {
     if (flushQueued) return
     flushQueued = true
-    setImmediate(() => {
-      flushQueued = false
-      hub.flush()
-    })
+    // Frames tell of fills and balances: they leave only once the journal holds them.
+    const durableNow = durable === null ? Promise.resolve() : durable.journal.sync()
+    void durableNow.then(() =>
+      setImmediate(() => {
+        flushQueued = false
+        hub.flush()
+      })
+    )
   })
   const ctx: AppCtx = {
     exchange,
@@ -62,14 +83,26 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
   }
   const app = makeApp(ctx, opts.onError)
   const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })
+  const intervalSec = opts.snapshotIntervalSec ?? 0
+  const timer =
+    durable !== null && intervalSec > 0
+      ? setInterval(() => void durable.snapshot().catch((err) => opts.onError?.(err)), intervalSec * 1000)
+      : null
+  timer?.unref()
   return {
     exchange,
     hub,
     ctx,
     http,
+    durable,
     close: async () => {
+      if (timer !== null) clearInterval(timer)
       await http.close()
       await ctx.verifier.close()
+      if (durable !== null) {
+        await durable.snapshot()
+        await durable.close()
+      }
     }
   }
 }

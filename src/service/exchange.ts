@@ -44,11 +44,12 @@ export const memoryJournal = (): JournalSink & { readonly records: JournalRecord
 }
 
 export class Exchange {
-  readonly engine = new Engine()
+  /** Replaced only when restoring from a snapshot. */
+  engine = new Engine()
   readonly catalog = new Catalog()
   readonly history = new History()
   readonly builders = new Map<string, BuilderRecord>()
-  private readonly builderUserByKey = new Map<string, string>()
+  readonly builderUserByKey = new Map<string, string>()
   trading: TradingState = "open"
   lp: LpState = "open"
   readonly queue: OrderBody[] = []
