@@ -1,7 +1,7 @@
 // Live entry point: configuration from the environment (Effect Config), the
 // system clock, the node transport; Ctrl-C releases everything in order.
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Option, Redacted } from "effect"
@@ -15,7 +15,13 @@ const loadOrCreateSecret = (dataDir: string): Uint8Array => {
   const path = join(dataDir, "session-secret")
   if (existsSync(path)) return Buffer.from(readFileSync(path, "utf8").trim(), "hex")
   const secret = randomBytes(32) // live-only: a fresh server secret on first start
-  writeFileSync(path, secret.toString("hex"), { mode: 0o600 })
+  // Durable before first use: cookies and api_keys issued with it must survive a crash.
+  const tmp = `${path}.tmp`
+  writeFileSync(tmp, secret.toString("hex"), { mode: 0o600 })
+  const fd = openSync(tmp, "r")
+  fsyncSync(fd)
+  closeSync(fd)
+  renameSync(tmp, path)
   return secret
 }
 
