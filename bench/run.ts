@@ -7,7 +7,8 @@ import { type BenchResult, formatTables, type Suite } from "./lib.ts"
 // out of another's process and timings.
 const SUITES: Record<string, () => Promise<Suite>> = {
   engine: async () => (await import("./engine.ts")).engineSuite,
-  api: async () => (await import("./api.ts")).apiSuite
+  api: async () => (await import("./api.ts")).apiSuite,
+  journal: async () => (await import("./journal.ts")).journalSuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`

@@ -80,6 +80,12 @@ const program = Effect.gen(function* () {
     if (r.tornTail !== null) yield* Console.log(`journal tail      ${r.tornTail.problem}: truncated ${r.tornTail.droppedBytes} bytes of ${r.tornTail.segment}`)
     for (const s of r.skippedSnapshots) yield* Console.log(`snapshot skipped  ${s} (failed its checksum)`)
   }
+  const h = service.historyStartup
+  if (h !== null) {
+    yield* Console.log(`history store     ${join(dataDir, "history.duckdb")}  (${h.seededTrades} trades loaded, projected through seq ${h.projectedSeq})`)
+    if (h.discardedRows > 0) yield* Console.log(`history store     dropped ${h.discardedRows} rows past its projected seq (an interrupted write); re-projected from the journal`)
+    if (h.rebuilt !== null) yield* Console.log(`history store     rebuilt from the journal: ${h.rebuilt}`)
+  }
   if (generated) yield* Console.log(`operator token    ${adminToken}  (generated; set ADMIN_TOKEN to choose one)`)
   return yield* Effect.never
 })

@@ -1,6 +1,7 @@
 // Assembles the service from its parts: exchange, feed hub, HTTP app and the
 // node transport. Time comes in as `nowMs` (the Clock layer's reading), so
-// tests and the simulator drive it with a test clock.
+// tests and the simulator drive it with a test clock. In durable mode the
+// journal, snapshots and the DuckDB history store live under `dataDir`.
 import { makeApp } from "../api/app.ts"
 import { EdgeCache } from "../api/cache.ts"
 import type { AppConfig, AppCtx } from "../api/context.ts"
@@ -10,6 +11,8 @@ import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { FeedHub } from "../feed/hub.ts"
 import type { NewEvent } from "./catalog.ts"
 import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
+import { HistoryStore } from "../store/history-db.ts"
+import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
 import { Exchange, memoryJournal } from "./exchange.ts"
 
 export interface ServiceOptions {
@@ -29,6 +32,19 @@ export interface ServiceOptions {
   readonly onError?: (err: unknown) => void
   /** Inline (synchronous, deterministic) unless the caller brings a worker pool. */
   readonly verifier?: Verifier
+  /** Milliseconds between history-store flushes (durable mode; default 1000); 0 flushes only at snapshots and close. */
+  readonly historyFlushMs?: number
+}
+
+export interface HistoryStartup {
+  /** The store's `projected_seq` when it was opened. */
+  readonly projectedSeq: number
+  /** Trades loaded from the store into the in-memory History. */
+  readonly seededTrades: number
+  /** Rows an interrupted write had left past `projected_seq`, deleted at open. */
+  readonly discardedRows: number
+  /** Why the store was rebuilt from the journal at start-up, when it was. */
+  readonly rebuilt: string | null
 }
 
 export interface Service {
@@ -38,26 +54,106 @@ export interface Service {
   readonly http: RunningServer
   /** Set in durable mode. */
   readonly durable: DurableExchange | null
+  /** The history store (durable mode): the current one, since a start-up rebuild replaces it. */
+  history(): HistoryStore | null
+  readonly historyStartup: HistoryStartup | null
+  /** Writes every durable journal record's rows to the history store (durable mode). */
+  flushHistory(): Promise<void>
   close(): Promise<void>
 }
 
-export const loadCatalog = (exchange: Exchange, events: ReadonlyArray<NewEvent>): void => {
-  if (exchange.catalog.events.length > 0) return
-  for (const event of events) exchange.submit({ type: "create_event", event })
+/**
+ * Adds each catalogue event whose slug is not there yet, and resolves once they are
+ * durable. Per event rather than "only when empty", so a first start cut short part
+ * way through completes the catalogue on the next start.
+ */
+export const loadCatalog = async (exchange: Exchange, events: ReadonlyArray<NewEvent>): Promise<void> => {
+  const pending: Promise<void>[] = []
+  for (const event of events) {
+    if (exchange.catalog.event(event.slug) === undefined) pending.push(exchange.submit({ type: "create_event", event }).durable)
+  }
+  await Promise.all(pending)
+}
+
+/**
+ * Durable start-up with the history store. The in-memory History must end up with
+ * every trade exactly once, though the snapshot (seq S) carries no trades:
+ *  - the store holds the trades of records 1..P (P = its projected_seq);
+ *  - when P ≥ S, `beforeReplay` seeds the History with them and marks P, so the replay
+ *    of S+1.. skips the fills of records ≤ P (History.seed) and the store's listener
+ *    projects only records > P;
+ *  - when P < S (the store lags the snapshot: deleted, or older than the snapshot) or
+ *    P > the journal's end (journal records lost), the store cannot line up: it is
+ *    rebuilt from the whole journal and the History re-seeded from it.
+ * Snapshots flush the store through S first (`beforeSnapshot`), so P ≥ S in normal
+ * running; the store only ever receives records the journal has made durable.
+ */
+const openDurableWithHistory = async (
+  dataDir: string,
+  nowMs: () => number,
+  onFatal: (err: unknown) => void
+): Promise<{ durable: DurableExchange; store: () => HistoryStore; startup: HistoryStartup }> => {
+  const path = historyPath(dataDir)
+  let store = await HistoryStore.open(path)
+  const opened = { projectedSeq: store.projectedSeq, discardedRows: store.openReport.discardedRows }
+  const seed = await store.trades()
+  let seededTrades = 0
+  let attached = false
+  const listen = (x: Exchange): void => {
+    attached = true
+    // Reads `store` when called: a start-up rebuild swaps it.
+    x.onApply((record, result) => store.record(record, result))
+  }
+  let durable: DurableExchange
+  try {
+    durable = await openDurableExchange(dataDir, nowMs, {
+      onFatal,
+      beforeSnapshot: (seq) => store.flush(seq),
+      beforeReplay: (x) => {
+        if (store.projectedSeq < x.lastSeq) return
+        x.history.seed(seed, store.projectedSeq)
+        seededTrades = seed.length
+        listen(x)
+      }
+    })
+  } catch (err) {
+    await store.close()
+    throw err
+  }
+  seed.length = 0
+  const x = durable.exchange
+  let rebuilt: string | null = null
+  if (!attached) rebuilt = `store at seq ${store.projectedSeq} is behind snapshot ${durable.recovery.snapshotSeq ?? 0}`
+  else if (store.projectedSeq > x.lastSeq) rebuilt = `store at seq ${store.projectedSeq} is ahead of the journal (seq ${x.lastSeq})`
+  if (rebuilt !== null) {
+    await store.close()
+    try {
+      await rebuildHistory(dataDir, { path })
+      store = await HistoryStore.open(path)
+    } catch (err) {
+      await durable.close()
+      throw err
+    }
+    const trades = await store.trades()
+    x.history.clear()
+    x.history.seed(trades, store.projectedSeq)
+    seededTrades = trades.length
+    if (!attached) listen(x)
+  }
+  return { durable, store: () => store, startup: { ...opened, seededTrades, rebuilt } }
 }
 
 export const startService = async (opts: ServiceOptions): Promise<Service> => {
-  const durable =
-    opts.dataDir === undefined
-      ? null
-      : await openDurableExchange(opts.dataDir, opts.nowMs, {
-          onFatal: opts.onFatal ?? ((err) => {
-            console.error("journal write failed; stopping", err)
-            process.exit(70)
-          })
-        })
+  const onFatal =
+    opts.onFatal ??
+    ((err: unknown) => {
+      console.error("journal write failed; stopping", err)
+      process.exit(70)
+    })
+  const opened = opts.dataDir === undefined ? null : await openDurableWithHistory(opts.dataDir, opts.nowMs, onFatal)
+  const durable = opened?.durable ?? null
   const exchange = durable?.exchange ?? new Exchange(opts.nowMs, memoryJournal())
-  if (opts.catalog !== undefined) loadCatalog(exchange, opts.catalog)
+  if (opts.catalog !== undefined) await loadCatalog(exchange, opts.catalog)
   const hub = new FeedHub(exchange, opts.nowMs)
   let flushQueued = false
   hub.setFlushScheduler(() => {
@@ -89,19 +185,51 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
       ? setInterval(() => void durable.snapshot().catch((err) => opts.onError?.(err)), intervalSec * 1000)
       : null
   timer?.unref()
+  // The store takes records only once the journal holds them: capture the seq, sync, flush through it.
+  const flushHistory = async (): Promise<void> => {
+    if (durable === null || opened === null) return
+    const upTo = exchange.lastSeq
+    await durable.journal.sync()
+    await opened.store().flush(upTo)
+  }
+  let historyFlushing = false
+  const historyMs = opts.historyFlushMs ?? 1000
+  const historyTimer =
+    opened !== null && historyMs > 0
+      ? setInterval(() => {
+          if (historyFlushing) return
+          historyFlushing = true
+          void flushHistory()
+            .catch((err) => opts.onError?.(err))
+            .finally(() => (historyFlushing = false))
+        }, historyMs)
+      : null
+  historyTimer?.unref()
   return {
     exchange,
     hub,
     ctx,
     http,
     durable,
+    history: () => opened?.store() ?? null,
+    historyStartup: opened?.startup ?? null,
+    flushHistory,
     close: async () => {
       if (timer !== null) clearInterval(timer)
+      if (historyTimer !== null) clearInterval(historyTimer)
       await http.close()
       await ctx.verifier.close()
-      if (durable !== null) {
+      if (durable === null || opened === null) return
+      try {
         await durable.snapshot()
         await durable.close()
+      } finally {
+        try {
+          // Projects every record the journal holds, then closes the file.
+          await flushHistory()
+        } finally {
+          await opened.store().close()
+        }
       }
     }
   }

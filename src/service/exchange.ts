@@ -96,7 +96,8 @@ export class Exchange {
     for (const ev of events) {
       if (ev.type === "fill") {
         const trade = tradeFromFill(ev)
-        this.history.record(trade)
+        // `lastSeq` is the record being applied; the history skips records it was seeded with.
+        this.history.record(trade, this.lastSeq)
         const found = this.catalog.market(ev.marketId)
         if (found !== undefined) found.event.volume += trade.size * trade.price * 100
       }

@@ -1,5 +1,8 @@
 // In-memory projections of fills: trade lists per market and per user, and
 // candles per market and interval. Fed by engine events in journal order.
+// In durable mode the history store (src/store/history-db.ts) seeds it at
+// start-up with every trade it holds, through journal seq P, and the replay that
+// follows skips fills of records ≤ P, so each trade is here exactly once.
 import type { FillEvent } from "../engine/types.ts"
 
 /** The spec's Trade (SPEC §2) plus extensions `outcome`, `yes_price`, `kind`. */
@@ -71,8 +74,38 @@ export class History {
   private readonly byMarket = new Map<string, TradeRecord[]>()
   private readonly byUser = new Map<string, TradeRecord[]>()
   private readonly candles = new Map<string, Candle[]>()
+  private seededThrough = 0
 
-  record(trade: TradeRecord): void {
+  /** Journal seq through which `seed` supplied the trades (0: not seeded). */
+  get seededThroughSeq(): number {
+    return this.seededThrough
+  }
+
+  /**
+   * Loads the trades of journal records 1..throughSeq (in trade-id order) before a
+   * replay; `record` then ignores fills of records with seq ≤ throughSeq, which the
+   * replay from an older snapshot would otherwise add a second time.
+   */
+  seed(trades: Iterable<TradeRecord>, throughSeq: number): void {
+    for (const t of trades) this.add(t)
+    this.seededThrough = Math.max(this.seededThrough, throughSeq)
+  }
+
+  /** Forgets everything, the seed mark included (a history store rebuilt at start-up re-seeds). */
+  clear(): void {
+    this.byMarket.clear()
+    this.byUser.clear()
+    this.candles.clear()
+    this.seededThrough = 0
+  }
+
+  /** Adds a trade produced by journal record `seq`, unless the seed already holds that record's trades. */
+  record(trade: TradeRecord, seq: number = Number.POSITIVE_INFINITY): void {
+    if (seq <= this.seededThrough) return
+    this.add(trade)
+  }
+
+  private add(trade: TradeRecord): void {
     push(this.byMarket, trade.market_id, trade)
     push(this.byUser, trade.maker, trade)
     if (trade.taker !== trade.maker) push(this.byUser, trade.taker, trade)

@@ -5,9 +5,9 @@
 // memory is ahead of disk, so the process must stop (fail-stop).
 import { mkdirSync, readdirSync, readFileSync, truncateSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import type { JournalRecord } from "../service/commands.ts"
-import { decodeSegment, encodeRecord } from "./journal-format.ts"
+import { decodeFrames, encodeRecord } from "./journal-format.ts"
 
 export interface Journal {
   /** Resolves once the record is on disk (fdatasync'd). */
@@ -60,45 +60,98 @@ export interface RecoveredJournal {
  * earlier segment, or a gap in sequence numbers, is corruption: it throws.
  */
 export const readJournal = (dir: string, fromSeq: number, opts: { repair: boolean }): RecoveredJournal => {
-  const segments = listSegments(dir)
   const records: JournalRecord[] = []
+  const { lastSeq, tornTail } = scanJournal(dir, fromSeq, opts, (r) => void records.push(r))
+  return { records, lastSeq, tornTail }
+}
+
+/**
+ * `readJournal` without holding the records: each record with seq ≥ fromSeq goes to
+ * `onRecord` as its segment is decoded (recovery applies them at once, so a long
+ * journal is never all in memory). Checks, repair and errors are readJournal's; on
+ * an error some records may already have been handed over, and the caller must
+ * discard what it built from them.
+ */
+export const scanJournal = (
+  dir: string,
+  fromSeq: number,
+  opts: { repair: boolean },
+  onRecord: (record: JournalRecord) => void
+): Omit<RecoveredJournal, "records"> => {
+  const segments = listSegments(dir)
   let tornTail: TornTail | null = null
   let expected = 0
   let lastSeq = 0
-  segments.forEach((seg, i) => {
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!
     const next = segments[i + 1]
     const isLast = next === undefined
     // A whole segment before fromSeq need not be decoded, only its successor's start checked.
     if (!isLast && next.firstSeq <= fromSeq) {
       expected = next.firstSeq
-      return
+      continue
     }
     const buf = readFileSync(seg.path)
-    const decoded = decodeSegment(buf)
+    // A gap found mid-segment is raised only once the segment's framing is judged,
+    // so a bad frame takes precedence and a torn tail is still repaired first.
+    let gap: Error | null = null
+    let count = 0
+    const decoded = decodeFrames(buf, (r) => {
+      count++
+      if (gap !== null) return
+      if (expected !== 0 && r.seq !== expected) {
+        gap = new Error(`journal gap in ${seg.path}: expected seq ${expected}, found ${r.seq}`)
+        return
+      }
+      expected = r.seq + 1
+      lastSeq = r.seq
+      if (r.seq >= fromSeq) onRecord(r)
+    })
     if (decoded.problem !== null) {
       if (!isLast) throw new Error(`journal corrupt in ${seg.path}: ${decoded.problem} (not the last segment: refusing to guess)`)
       tornTail = { segment: seg.path, atByte: decoded.validBytes, droppedBytes: buf.length - decoded.validBytes, problem: decoded.problem }
       if (opts.repair) truncateSync(seg.path, decoded.validBytes)
     }
-    for (const r of decoded.records) {
-      if (expected !== 0 && r.seq !== expected) throw new Error(`journal gap in ${seg.path}: expected seq ${expected}, found ${r.seq}`)
-      expected = r.seq + 1
-      lastSeq = r.seq
-      if (r.seq >= fromSeq) records.push(r)
-    }
-    if (decoded.records.length === 0) expected = Math.max(expected, seg.firstSeq)
-  })
-  return { records, lastSeq, tornTail }
+    if (gap !== null) throw gap
+    if (count === 0) expected = Math.max(expected, seg.firstSeq)
+  }
+  return { lastSeq, tornTail }
+}
+
+/** Makes a new segment's directory entry durable: fdatasync of the file alone does not. */
+const syncDir = async (dir: string): Promise<void> => {
+  const d = await open(dir, "r")
+  try {
+    await d.sync()
+  } finally {
+    await d.close()
+  }
+}
+
+export interface JournalOptions {
+  /** Rotation threshold; SEGMENT_MAX_BYTES unless a test wants small segments. */
+  readonly segmentMaxBytes?: number
 }
 
 /**
  * Opens the journal for appending, continuing the last segment. The single writer
  * loop owns the file handle, so size-based rotation between batches cannot race appends.
  */
-export const openJournal = async (dir: string, nextSeq: number, onFatal: (err: unknown) => void): Promise<Journal> => {
-  mkdirSync(dir, { recursive: true })
+export const openJournal = async (
+  dir: string,
+  nextSeq: number,
+  onFatal: (err: unknown) => void,
+  opts: JournalOptions = {}
+): Promise<Journal> => {
+  const segmentMaxBytes = opts.segmentMaxBytes ?? SEGMENT_MAX_BYTES
+  const created = mkdirSync(dir, { recursive: true })
   const last = listSegments(dir).at(-1)
   let fh: FileHandle = await open(join(dir, last === undefined ? segmentName(nextSeq) : segmentName(last.firstSeq)), "a")
+  if (last === undefined) {
+    await syncDir(dir)
+    // Directories made just now hold each other's entries: those must last too.
+    if (created !== undefined) for (let d = dir; d !== dirname(created); d = dirname(d)) await syncDir(dirname(d))
+  }
   let segmentBytes = (await fh.stat()).size
   let pending: Array<{ seq: number; frame: Buffer }> = []
   let waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = []
@@ -112,10 +165,11 @@ export const openJournal = async (dir: string, nextSeq: number, onFatal: (err: u
       pending = []
       waiters = []
       try {
-        if (segmentBytes >= SEGMENT_MAX_BYTES) {
+        if (segmentBytes >= segmentMaxBytes) {
           await fh.close()
           fh = await open(join(dir, segmentName(batch[0]!.seq)), "a")
           segmentBytes = 0
+          await syncDir(dir)
         }
         const frames = batch.map((p) => p.frame)
         await fh.writev(frames)

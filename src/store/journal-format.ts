@@ -28,24 +28,33 @@ export interface DecodedSegment {
 /** Decodes records until the end or the first bad frame (short header, short payload, bad CRC or JSON). */
 export const decodeSegment = (buf: Buffer): DecodedSegment => {
   const records: JournalRecord[] = []
+  const { validBytes, problem } = decodeFrames(buf, (r) => void records.push(r))
+  return { records, validBytes, problem }
+}
+
+/**
+ * The streaming form of `decodeSegment`: hands each whole record to `onRecord` as
+ * it is decoded, so a reader need not hold a segment's records at once.
+ */
+export const decodeFrames = (buf: Buffer, onRecord: (record: JournalRecord) => void): Omit<DecodedSegment, "records"> => {
   let offset = 0
   while (offset < buf.length) {
-    if (buf.length - offset < HEADER_BYTES) return { records, validBytes: offset, problem: `torn header at byte ${offset}` }
+    if (buf.length - offset < HEADER_BYTES) return { validBytes: offset, problem: `torn header at byte ${offset}` }
     const length = buf.readUInt32LE(offset)
     const sum = buf.readUInt32LE(offset + 4)
-    if (length > MAX_RECORD_BYTES) return { records, validBytes: offset, problem: `implausible length ${length} at byte ${offset}` }
-    const end = offset + HEADER_BYTES + length
-    if (end > buf.length) return { records, validBytes: offset, problem: `torn record at byte ${offset} (${buf.length - offset} of ${HEADER_BYTES + length} bytes)` }
-    const payload = buf.subarray(offset + HEADER_BYTES, end)
-    if (crc32(payload) !== sum) return { records, validBytes: offset, problem: `checksum mismatch at byte ${offset}` }
+    if (length > MAX_RECORD_BYTES) return { validBytes: offset, problem: `implausible length ${length} at byte ${offset}` }
+    const start = offset + HEADER_BYTES
+    const end = start + length
+    if (end > buf.length) return { validBytes: offset, problem: `torn record at byte ${offset} (${buf.length - offset} of ${HEADER_BYTES + length} bytes)` }
+    if (crc32(buf.subarray(start, end)) !== sum) return { validBytes: offset, problem: `checksum mismatch at byte ${offset}` }
     let record: JournalRecord
     try {
-      record = JSON.parse(payload.toString("utf8")) as JournalRecord
+      record = JSON.parse(buf.toString("utf8", start, end)) as JournalRecord
     } catch {
-      return { records, validBytes: offset, problem: `unparseable record at byte ${offset}` }
+      return { validBytes: offset, problem: `unparseable record at byte ${offset}` }
     }
-    records.push(record)
+    onRecord(record)
     offset = end
   }
-  return { records, validBytes: offset, problem: null }
+  return { validBytes: offset, problem: null }
 }

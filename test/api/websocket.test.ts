@@ -498,7 +498,7 @@ describe("slow consumers (FeedHub unit)", () => {
   it("closes a socket over MAX_BUFFERED_BYTES with 1013 and stops sending to it; others keep receiving", () => {
     const clock = { ms: T0_MS }
     const exchange = new Exchange(() => clock.ms, memoryJournal())
-    loadCatalog(exchange, demoCatalog())
+    void loadCatalog(exchange, demoCatalog())
     const hub = new FeedHub(exchange, () => clock.ms)
     const market = exchange.catalog.market("btc-above-120k-2027-03-31")!.market.market_id
     const maker = keyFromLabel("hub-maker").user

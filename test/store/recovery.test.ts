@@ -150,3 +150,21 @@ describe("recovery from DATA_DIR", () => {
     await expect(open(dir)).rejects.toThrow(/journal corrupt/)
   })
 })
+
+describe("first-start catalogue", () => {
+  it("completes a catalogue cut short by a crash, adding only the missing events", async () => {
+    const { loadCatalog } = await import("../../src/service/boot.ts")
+    const dir = freshDir()
+    const a = await open(dir)
+    const all = demoCatalog()
+    await loadCatalog(a.exchange, all.slice(0, 3))
+    await a.close()
+    const b = await open(dir)
+    expect(b.exchange.catalog.events).toHaveLength(3)
+    const seqBefore = b.exchange.lastSeq
+    await loadCatalog(b.exchange, all)
+    expect(b.exchange.catalog.events.map((e) => e.slug)).toEqual(all.map((e) => e.slug))
+    expect(b.exchange.lastSeq).toBe(seqBefore + all.length - 3)
+    await b.close()
+  })
+})

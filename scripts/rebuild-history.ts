@@ -1,0 +1,52 @@
+// `npm run rebuild-history`: replays the entire journal under DATA_DIR (default ./data)
+// through a fresh Exchange, no snapshots, into a new DATA_DIR/history.duckdb that
+// atomically replaces the old one. Progress on stderr; one summary line on stdout.
+import { existsSync } from "node:fs"
+import { performance } from "node:perf_hooks"
+import { journalDir } from "../src/store/durable.ts"
+import { listSegments } from "../src/store/file-journal.ts"
+import { assertHistoryNotInUse, historyPath, rebuildHistory } from "../src/store/history-rebuild.ts"
+
+const main = async (): Promise<number> => {
+  const dataDir = process.env["DATA_DIR"] ?? "./data"
+  if (!existsSync(dataDir)) {
+    process.stderr.write(`rebuild-history: DATA_DIR ${dataDir} does not exist\n`)
+    return 1
+  }
+  if (listSegments(journalDir(dataDir)).length === 0) {
+    process.stderr.write(`rebuild-history: no journal under ${journalDir(dataDir)}: nothing to rebuild from\n`)
+    return 1
+  }
+  const path = historyPath(dataDir)
+  await assertHistoryNotInUse(path)
+  const t0 = performance.now()
+  let lastPct = -1
+  const report = await rebuildHistory(dataDir, {
+    path,
+    onProgress: (p) => {
+      if (p.phase === "read") {
+        process.stderr.write(`rebuild-history: read ${p.totalRecords} journal records from ${journalDir(dataDir)} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+        return
+      }
+      if (p.phase === "done" && lastPct === 100) return
+      const pct = Math.floor((100 * p.records) / Math.max(1, p.totalRecords))
+      if (pct === lastPct) return
+      lastPct = pct
+      process.stderr.write(`rebuild-history: ${p.records}/${p.totalRecords} records (${pct}%), ${p.trades} trades\n`)
+    }
+  })
+  const secs = (performance.now() - t0) / 1000
+  if (report.tornTail !== null) process.stderr.write(`rebuild-history: ignored the journal's torn tail (${report.tornTail})\n`)
+  process.stdout.write(
+    `rebuilt ${path}: ${report.records} journal records through seq ${report.lastSeq}, ${report.trades} trades in ${secs.toFixed(2)} s (${Math.round(report.records / Math.max(secs, 1e-6))} records/s)\n`
+  )
+  return 0
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`rebuild-history: ${err instanceof Error ? err.message : String(err)}\n`)
+    process.exit(1)
+  }
+)
