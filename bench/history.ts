@@ -12,7 +12,7 @@ import { History, INTERVALS, type Interval } from "../src/service/history.ts"
 import { openDurableExchange } from "../src/store/durable.ts"
 import { HistoryStore } from "../src/store/history-db.ts"
 import { rebuildHistory } from "../src/store/history-rebuild.ts"
-import { type BenchResult, numberFlag, percentile, round, type Suite } from "./lib.ts"
+import { numberFlag, percentile, round, type Suite } from "./lib.ts"
 
 const T0_SEC = 1_795_305_600
 
@@ -153,19 +153,4 @@ export const historySuite: Suite = async ({ args, report, log }) => {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-}
-
-// Standalone: `npx tsx bench/history.ts [--json] [--trades=N] [--markets=N]`.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const argv = process.argv.slice(2)
-  const json = argv.includes("--json")
-  const results: BenchResult[] = []
-  await historySuite({
-    args: argv,
-    report: (r) => {
-      results.push(r)
-      process.stdout.write(json ? `${JSON.stringify(r)}\n` : `${Object.entries(r).map(([k, v]) => `${k}=${String(v)}`).join("  ")}\n`)
-    },
-    log: (m) => process.stderr.write(`${m}\n`)
-  })
 }

@@ -8,7 +8,8 @@ import { type BenchResult, formatTables, type Suite } from "./lib.ts"
 const SUITES: Record<string, () => Promise<Suite>> = {
   engine: async () => (await import("./engine.ts")).engineSuite,
   api: async () => (await import("./api.ts")).apiSuite,
-  journal: async () => (await import("./journal.ts")).journalSuite
+  journal: async () => (await import("./journal.ts")).journalSuite,
+  history: async () => (await import("./history.ts")).historySuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`
