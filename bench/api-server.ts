@@ -1,12 +1,18 @@
 // The service as the API bench's server, alone in its own process (one core
 // for it, one for the load generator). Prints its port on stdout when ready.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { demoCatalog } from "../fixtures/catalog.ts"
 import { inlineVerifier, workerVerifier } from "../src/auth/verifier.ts"
 import { startService } from "../src/service/boot.ts"
 
 export const BENCH_ADMIN_TOKEN = "bench-admin-token"
 
+// Durable like the live service (journal + fdatasync per batch) unless BENCH_DURABLE=0.
+const dataDir = process.env.BENCH_DURABLE === "0" ? undefined : mkdtempSync(join(tmpdir(), "twinbook-api-bench-"))
 const service = await startService({
+  ...(dataDir === undefined ? {} : { dataDir }),
   host: "127.0.0.1",
   port: 0,
   nowMs: () => Date.now(), // live-only: the bench measures wall-clock latency
@@ -25,4 +31,9 @@ const service = await startService({
 const limiter = service.ctx.limiter as unknown as { take: () => void }
 limiter.take = () => {}
 process.stdout.write(`${service.http.port}\n`)
-process.on("SIGTERM", () => void service.close().then(() => process.exit(0)))
+process.on("SIGTERM", () =>
+  void service.close().then(() => {
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+    process.exit(0)
+  })
+)

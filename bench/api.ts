@@ -135,6 +135,7 @@ export const apiSuite: Suite = async ({ args, report, log }) => {
       targetOrdersPerSec: TARGET_ORDERS_PER_SEC,
       targetP99Ms: TARGET_P99_MS,
       verifyWorkers: Number(process.env.VERIFY_WORKERS ?? 1),
+      durable: process.env.BENCH_DURABLE !== "0",
       meetsTarget: statusErrors === 0 && ordersPerSec >= TARGET_ORDERS_PER_SEC && p99Ms < TARGET_P99_MS
     })
 
