@@ -12,11 +12,12 @@ import { feeRoutes } from "./routes/fees.ts"
 import { marketRoutes } from "./routes/markets.ts"
 import { orderRoutes } from "./routes/orders.ts"
 import { sessionRoutes } from "./routes/session.ts"
+import { walletRoutes } from "./routes/wallet.ts"
 
 export type App = (req: HttpRequest) => Promise<HttpResponse>
 
 export const makeRouter = (): Router<AppCtx> =>
-  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...adminRoutes, ...metaRoutes)
+  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...walletRoutes, ...adminRoutes, ...metaRoutes)
 
 export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {}): App => {
   const router = makeRouter()

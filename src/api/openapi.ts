@@ -11,7 +11,8 @@ import {
   MarketStatusRequest,
   OrderRequest,
   RegisterRequest,
-  SurfaceRequest
+  SurfaceRequest,
+  WalletLinkRequest
 } from "../domain/schemas.ts"
 import { ERROR_STATUS } from "../domain/errors.ts"
 import type { AppCtx } from "./context.ts"
@@ -42,6 +43,8 @@ const OPS: Record<string, Op> = {
   "GET /v1/trades/all/{user}": { summary: "Fills as maker or taker, newest first", tag: "account", query: ["limit", "offset"] },
   "GET /v1/deposits/all/{user}": { summary: "Deposits, newest first", tag: "account", query: ["limit", "offset"] },
   "GET /v1/withdrawals/all/{user}": { summary: "Withdrawals, newest first", tag: "account", query: ["limit", "offset"] },
+  "POST /v1/wallet/link": { summary: "Link the user key to an EVM wallet (both keys sign)", tag: "wallet", body: WalletLinkRequest },
+  "GET /v1/wallet/{user}": { summary: "The user's linked wallet", tag: "wallet" },
   "GET /v1/fees": { summary: "Default, per-category and per-market fees", tag: "fees" },
   "GET /v1/rewards/config": { summary: "Rewards configuration", tag: "fees" },
   "POST /v1/events": { summary: "Operator: create an event and its outcome markets", tag: "operator", body: CreateEventRequest, auth: "admin" },

@@ -6,6 +6,13 @@ import bs58 from "bs58"
 export const sessionMessage = (user: string, timestampSec: number): Uint8Array =>
   Buffer.from(`Service Session\nUser: ${user}\nTimestamp: ${timestampSec}`, "utf8")
 
+/**
+ * The wallet-link message, signed once by both keys (Ed25519 by the user key, EIP-191
+ * personal_sign by the EVM wallet): four lines, LF-joined, no trailing LF; wallet lowercase.
+ */
+export const walletLinkMessage = (user: string, wallet: string, timestampSec: number): string =>
+  `twinbook wallet link\nUser: ${user}\nWallet: ${wallet}\nTimestamp: ${timestampSec}`
+
 const HEX_32 = /^(0x)?[0-9a-fA-F]{64}$/
 
 /** Market id as 32 bytes: hex ids decode, anything else (a slug) is sha256 of its UTF-8 text. */

@@ -89,6 +89,16 @@ export const BuilderFeeRequest = Schema.Struct({
   enabled: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "BuilderFeeRequest" })
 
+export const WalletLinkRequest = Schema.Struct({
+  user: Schema.String,
+  wallet: Schema.String,
+  timestamp: Int,
+  /** Ed25519 by the user key over the link message, hex without 0x. */
+  signature: Schema.String,
+  /** EIP-191 personal_sign by the wallet over the same message, 0x-hex (65 bytes). */
+  evm_signature: Schema.String
+}).annotations({ identifier: "WalletLinkRequest" })
+
 export const CreditRequest = Schema.Struct({
   user: Schema.String,
   amount_micro: Int.pipe(Schema.between(1, 1_000_000_000_000))

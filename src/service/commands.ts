@@ -23,6 +23,10 @@ export type ServiceCommand =
   | { readonly type: "set_builder_fee"; readonly user: string; readonly feeBps: number; readonly enabled: boolean }
   | { readonly type: "set_trading"; readonly state: TradingState }
   | { readonly type: "set_lp"; readonly state: LpState }
+  /** The user proved control of both keys (docs/api.md "Wallet link"); `wallet` is lowercase. */
+  | { readonly type: "link_wallet"; readonly user: string; readonly wallet: string }
+  /** A deposit address the watcher must follow; `wallet` and `address` are lowercase. */
+  | { readonly type: "watch_address"; readonly wallet: string; readonly address: string }
 
 export interface JournalRecord {
   readonly seq: number

@@ -20,6 +20,10 @@ export interface ExchangeSnapshot {
   readonly trading: TradingState
   readonly lp: LpState
   readonly queue: ReadonlyArray<OrderBody>
+  /** [user, wallet] pairs, sorted by user. Absent in snapshots written before wallet links. */
+  readonly wallets?: ReadonlyArray<readonly [string, string]>
+  /** [deposit address, wallet] pairs, sorted by address. */
+  readonly watched?: ReadonlyArray<readonly [string, string]>
 }
 
 export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
@@ -31,7 +35,9 @@ export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
   builders: [...x.builders.values()].sort((a, b) => (a.user < b.user ? -1 : 1)).map((b) => ({ ...b })),
   trading: x.trading,
   lp: x.lp,
-  queue: [...x.queue]
+  queue: [...x.queue],
+  wallets: [...x.walletOfUser.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+  watched: [...x.watched.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))
 })
 
 export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journal: JournalSink): Exchange => {
@@ -46,6 +52,11 @@ export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journa
   x.trading = s.trading
   x.lp = s.lp
   x.queue.push(...s.queue)
+  for (const [user, wallet] of s.wallets ?? []) {
+    x.walletOfUser.set(user, wallet)
+    x.userOfWallet.set(wallet, user)
+  }
+  for (const [address, wallet] of s.watched ?? []) x.watched.set(address, wallet)
   x.lastSeq = s.seq
   x.tsSec = s.tsSec
   return x

@@ -19,7 +19,7 @@ export interface BuilderRecord {
 export interface ApplyResult {
   readonly events: EngineEvent[]
   /** Set when the command was refused before reaching the engine. */
-  readonly refused?: "trading_disabled" | "event_exists" | "unknown_builder"
+  readonly refused?: "trading_disabled" | "event_exists" | "unknown_builder" | "wallet_already_linked" | "wallet_taken"
   /** Position in the pause queue when a placement was queued. */
   readonly queuedAt?: number
   readonly event?: EventRecord
@@ -53,6 +53,11 @@ export class Exchange {
   trading: TradingState = "open"
   lp: LpState = "open"
   readonly queue: OrderBody[] = []
+  /** user → linked EVM wallet, and back; one wallet per user, one user per wallet. */
+  readonly walletOfUser = new Map<string, string>()
+  readonly userOfWallet = new Map<string, string>()
+  /** deposit address → wallet, for every address handed out (watched whether or not linked yet). */
+  readonly watched = new Map<string, string>()
   lastSeq = 0
   tsSec = 0
   private readonly listeners: Listener[] = []
@@ -183,6 +188,18 @@ export class Exchange {
       }
       case "set_lp":
         this.lp = cmd.state
+        return { events }
+      case "link_wallet": {
+        const current = this.walletOfUser.get(cmd.user)
+        if (current === cmd.wallet) return { events }
+        if (current !== undefined) return { events, refused: "wallet_already_linked" }
+        if (this.userOfWallet.has(cmd.wallet)) return { events, refused: "wallet_taken" }
+        this.walletOfUser.set(cmd.user, cmd.wallet)
+        this.userOfWallet.set(cmd.wallet, cmd.user)
+        return { events }
+      }
+      case "watch_address":
+        this.watched.set(cmd.address, cmd.wallet)
         return { events }
     }
   }

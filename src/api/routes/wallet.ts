@@ -1,0 +1,55 @@
+// Linking a user key to its EVM wallet (an extension; docs/api.md "Wallet link"):
+// deposits to the wallet's deposit address credit the user, withdrawals go only to it.
+import { verifyMessage } from "viem"
+import { isUserKey, parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
+import { walletLinkMessage } from "../../auth/messages.ts"
+import { normalizeAddress } from "../../chain/chain.ts"
+import { ApiError } from "../../domain/errors.ts"
+import { decodeBody, WalletLinkRequest } from "../../domain/schemas.ts"
+import { type AppCtx, nowSec } from "../context.ts"
+import { json, parseJsonBody, type Route } from "../http.ts"
+
+const MAX_SKEW_SEC = 60
+const decodeLink = decodeBody(WalletLinkRequest, "invalid_shape")
+
+export const walletRoutes: ReadonlyArray<Route<AppCtx>> = [
+  {
+    method: "POST",
+    path: "/v1/wallet/link",
+    handler: async (ctx, req) => {
+      const body = decodeLink(parseJsonBody(req))
+      if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
+      const wallet = normalizeAddress(body.wallet)
+      if (wallet === null) throw new ApiError("invalid_address", "wallet: 0x followed by 40 hex characters")
+      const now = nowSec(ctx)
+      if (Math.abs(now - body.timestamp) > MAX_SKEW_SEC) {
+        throw new ApiError("stale_timestamp", `timestamp is ${now - body.timestamp} s from the server clock (max ${MAX_SKEW_SEC})`)
+      }
+      const signature = parseSignatureHex(body.signature)
+      if (signature === null || !/^0x[0-9a-fA-F]{130}$/.test(body.evm_signature)) {
+        throw new ApiError("invalid_signature_format", "signature: 64 bytes hex without 0x; evm_signature: 65 bytes 0x-hex")
+      }
+      const message = walletLinkMessage(body.user, wallet, body.timestamp)
+      const evmOk = await verifyMessage({ address: wallet, message, signature: body.evm_signature as `0x${string}` }).catch(() => false)
+      if (!verifyUser(body.user, Buffer.from(message, "utf8"), signature) || !evmOk) {
+        throw new ApiError("invalid_signature", "both keys must sign the wallet-link message")
+      }
+      const { result, durable } = ctx.exchange.submit({ type: "link_wallet", user: body.user, wallet })
+      await durable
+      if (result.refused === "wallet_already_linked") throw new ApiError("wallet_already_linked", "this user is linked to another wallet")
+      if (result.refused === "wallet_taken") throw new ApiError("wallet_taken", "this wallet is linked to another user")
+      return json(200, { user: body.user, wallet })
+    }
+  },
+  {
+    method: "GET",
+    path: "/v1/wallet/:user",
+    handler: (ctx, _req, params) => {
+      const user = params.user!
+      if (!isUserKey(user)) throw new ApiError("invalid_pubkey", "user: not a base58 Ed25519 public key")
+      const wallet = ctx.exchange.walletOfUser.get(user)
+      if (wallet === undefined) throw new ApiError("not_found", "no wallet linked to this user")
+      return json(200, { user, wallet }, { "cache-control": "no-store", "x-cache": "MISS" })
+    }
+  }
+]
