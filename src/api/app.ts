@@ -19,10 +19,14 @@ export type App = (req: HttpRequest) => Promise<HttpResponse>
 export const makeRouter = (): Router<AppCtx> =>
   new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...walletRoutes, ...adminRoutes, ...metaRoutes)
 
-export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {}): App => {
-  const router = makeRouter()
-  return async (req) => {
-    if (req.method === "OPTIONS") return preflight(req, ctx.config.corsOrigins)
+/**
+ * Serves a router as an App: CORS preflight and headers from the Origin allow-list,
+ * JSON 404/405 (with Allow), errors mapped to the envelope once, HEAD without a body.
+ * Shared by the API and the deposit service.
+ */
+export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlySet<string>, onError: (err: unknown) => void): App =>
+  async (req) => {
+    if (req.method === "OPTIONS") return preflight(req, corsOrigins)
     let res: HttpResponse
     try {
       const found = router.match(req.method, req.path)
@@ -38,7 +42,7 @@ export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {})
         res = json(500, { error: "internal_error", detail: "unexpected server error" })
       }
     }
-    const cors = corsHeaders(req, ctx.config.corsOrigins)
+    const cors = corsHeaders(req, corsOrigins)
     for (const k in cors) res.headers[k] = cors[k]!
     if (req.method === "HEAD") {
       res.headers["content-length"] = String(Buffer.byteLength(res.body))
@@ -46,4 +50,6 @@ export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {})
     }
     return res
   }
-}
+
+export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {}): App =>
+  serveRouter(makeRouter(), ctx, ctx.config.corsOrigins, onError)

@@ -14,7 +14,8 @@ const MAX_BODY_BYTES = 64 * 1024
 
 export interface NodeServerOptions {
   readonly app: App
-  readonly hub: FeedHub
+  /** The WebSocket feed on /v1/ws; a server without one (the deposit service) answers upgrades 404. */
+  readonly hub: FeedHub | null
   readonly host: string
   readonly port: number
   readonly secret: Uint8Array
@@ -81,7 +82,8 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
   server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0]
-    if (path !== "/v1/ws") {
+    const hub = opts.hub
+    if (path !== "/v1/ws" || hub === null) {
       socket.end("HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\n\r\n{\"error\":\"not_found\"}")
       return
     }
@@ -97,10 +99,10 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
         bufferedBytes: () => ws.bufferedAmount,
         close: (code, reason) => ws.close(code, reason)
       }
-      opts.hub.connect(feedSocket)
-      ws.on("message", (data) => opts.hub.onMessage(feedSocket, data.toString()))
-      ws.on("close", () => opts.hub.disconnect(feedSocket))
-      ws.on("error", () => opts.hub.disconnect(feedSocket))
+      hub.connect(feedSocket)
+      ws.on("message", (data) => hub.onMessage(feedSocket, data.toString()))
+      ws.on("close", () => hub.disconnect(feedSocket))
+      ws.on("error", () => hub.disconnect(feedSocket))
     })
   })
 

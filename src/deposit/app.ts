@@ -1,0 +1,95 @@
+// The deposit service (SPEC §4 "Deposit service"): its own HTTP app on DEPOSIT_PORT.
+// Deposit addresses are counterfactual CREATE2 forwarders (src/chain), so an address
+// accepts funds before any contract exists; handing one out registers it for watching.
+import { isUserKey } from "../auth/ed25519.ts"
+import type { Chain } from "../chain/chain.ts"
+import { normalizeAddress } from "../chain/chain.ts"
+import { ApiError } from "../domain/errors.ts"
+import type { Exchange } from "../service/exchange.ts"
+import { serveRouter } from "../api/app.ts"
+import { json, Router } from "../api/http.ts"
+import type { RateLimiter } from "../api/rate-limit.ts"
+
+export interface DepositConfig {
+  /** Smallest deposit that credits (staging: 1,000,000 micro). */
+  readonly minUsdgMicro: number
+  /** Largest single transfer that credits (staging: 100,000,000 micro). */
+  readonly maxPerTxMicro: number
+  readonly corsOrigins: ReadonlySet<string>
+}
+
+export interface DepositCtx {
+  readonly exchange: Exchange
+  readonly chain: Pick<Chain, "depositAddress" | "info">
+  readonly limiter: RateLimiter
+  readonly config: DepositConfig
+}
+
+export const DEPOSIT_ADDRESS_LIMIT = { name: "ip_deposit_address", limit: 30, windowSec: 60 } as const
+
+const noStore = { "cache-control": "no-store" }
+
+export const makeDepositApp = (ctx: DepositCtx, onError: (err: unknown) => void = () => {}) => {
+  const router = new Router<DepositCtx>().add(
+    {
+      method: "GET",
+      path: "/v1/deposit/native-address/:user_address",
+      handler: async (c, req, params) => {
+        c.limiter.take(DEPOSIT_ADDRESS_LIMIT, req.ip)
+        const wallet = normalizeAddress(params.user_address)
+        if (wallet === null) throw new ApiError("invalid_address", "user_address: 0x followed by 40 hex characters")
+        let address: string
+        try {
+          address = c.chain.depositAddress(wallet)
+        } catch (err) {
+          onError(err)
+          throw new ApiError("derivation_failed", "could not derive the deposit address")
+        }
+        if (c.exchange.watched.get(address) !== wallet) {
+          try {
+            await c.exchange.submit({ type: "watch_address", wallet, address }).durable
+          } catch (err) {
+            onError(err)
+            throw new ApiError("registration_failed", "the address could not be registered for watching; retry, and do not send funds to an address obtained elsewhere")
+          }
+        }
+        const info = c.chain.info
+        return json(
+          200,
+          {
+            address,
+            chain: "native",
+            chain_id: info.chainId,
+            token: "USDG",
+            token_address: info.token,
+            min_usdg_micro: c.config.minUsdgMicro,
+            max_usdc_per_tx_micro: c.config.maxPerTxMicro,
+            instructions:
+              `Send USDG (token ${info.token}) on chain ${info.chainId} to ${address}. ` +
+              `Minimum ${c.config.minUsdgMicro / 1e6} USDG, maximum ${c.config.maxPerTxMicro / 1e6} USDG per transfer. ` +
+              "Other tokens or networks do not credit. Credit is automatic once confirmed; link your wallet to your account to receive it."
+          },
+          noStore
+        )
+      }
+    },
+    {
+      method: "GET",
+      path: "/v1/deposit/progress/:user_address",
+      // Deposit records arrive with the chain watcher; until one exists the stage is `idle`.
+      handler: (_c, _req, params) => {
+        if (normalizeAddress(params.user_address) === null) throw new ApiError("invalid_pubkey", "user_address: 0x followed by 40 hex characters")
+        return json(200, { data: { stage: "idle" } }, noStore)
+      }
+    },
+    {
+      method: "GET",
+      path: "/v1/deposit/bridge-address/:pubkey",
+      handler: (_c, _req, params) => {
+        if (!isUserKey(params.pubkey)) throw new ApiError("invalid_pubkey", "bridge-address is retired and takes no EVM address; use /v1/deposit/native-address/{0x…}")
+        throw new ApiError("retired", "bridge-address is retired; use /v1/deposit/native-address/{user_address}")
+      }
+    }
+  )
+  return serveRouter(router, ctx, ctx.config.corsOrigins, onError)
+}
