@@ -6,6 +6,7 @@ import type { Chain } from "../chain/chain.ts"
 import { normalizeAddress } from "../chain/chain.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { Exchange } from "../service/exchange.ts"
+import { depositProgress } from "../service/views.ts"
 import { serveRouter } from "../api/app.ts"
 import { json, Router } from "../api/http.ts"
 import type { RateLimiter } from "../api/rate-limit.ts"
@@ -76,10 +77,10 @@ export const makeDepositApp = (ctx: DepositCtx, onError: (err: unknown) => void 
     {
       method: "GET",
       path: "/v1/deposit/progress/:user_address",
-      // Deposit records arrive with the chain watcher; until one exists the stage is `idle`.
-      handler: (_c, _req, params) => {
-        if (normalizeAddress(params.user_address) === null) throw new ApiError("invalid_pubkey", "user_address: 0x followed by 40 hex characters")
-        return json(200, { data: { stage: "idle" } }, noStore)
+      handler: (c, _req, params) => {
+        const wallet = normalizeAddress(params.user_address)
+        if (wallet === null) throw new ApiError("invalid_pubkey", "user_address: 0x followed by 40 hex characters")
+        return json(200, { data: depositProgress(c.exchange, wallet) }, noStore)
       }
     },
     {

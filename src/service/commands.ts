@@ -3,6 +3,7 @@
 // Exchange, which turns them into engine commands plus catalogue changes.
 import type { Outcome, PlaceOrder } from "../engine/types.ts"
 import type { NewEvent } from "./catalog.ts"
+import type { DepositRules } from "./deposits.ts"
 
 export type TradingState = "open" | "closed" | "paused"
 export type LpState = "open" | "closed"
@@ -25,6 +26,23 @@ export type ServiceCommand =
   | { readonly type: "set_lp"; readonly state: LpState }
   /** The user proved control of both keys (docs/api.md "Wallet link"); `wallet` is lowercase. */
   | { readonly type: "link_wallet"; readonly user: string; readonly wallet: string }
+  /** The watcher saw a Transfer into a watched address (any token; the rules decide what credits). */
+  | {
+      readonly type: "deposit_detected"
+      readonly txHash: string
+      readonly logIndex: number
+      readonly address: string
+      readonly token: string
+      readonly amountMicro: number
+      readonly blockNumber: number
+      readonly blockHash: string
+      readonly rules: DepositRules
+    }
+  | { readonly type: "deposit_confirming"; readonly key: string }
+  /** The block holding the deposit left the canonical chain before it was confirmed. */
+  | { readonly type: "deposit_reorged"; readonly key: string }
+  /** Enough confirmations and swept into the vault: credit now, or when the wallet is linked. */
+  | { readonly type: "deposit_confirmed"; readonly key: string }
   /** A deposit address the watcher must follow; `wallet` and `address` are lowercase. */
   | { readonly type: "watch_address"; readonly wallet: string; readonly address: string }
 

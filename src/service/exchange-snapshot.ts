@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto"
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "../engine/snapshot.ts"
 import type { EventRecord } from "./catalog.ts"
+import type { DepositRecord } from "./deposits.ts"
 import type { LpState, OrderBody, TradingState } from "./commands.ts"
 import { type BuilderRecord, Exchange, type JournalSink } from "./exchange.ts"
 
@@ -24,6 +25,8 @@ export interface ExchangeSnapshot {
   readonly wallets?: ReadonlyArray<readonly [string, string]>
   /** [deposit address, wallet] pairs, sorted by address. */
   readonly watched?: ReadonlyArray<readonly [string, string]>
+  /** Deposit records in the order they were seen. */
+  readonly deposits?: ReadonlyArray<DepositRecord>
 }
 
 export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
@@ -37,7 +40,8 @@ export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
   lp: x.lp,
   queue: [...x.queue],
   wallets: [...x.walletOfUser.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
-  watched: [...x.watched.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))
+  watched: [...x.watched.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+  deposits: [...x.deposits.byKey.values()].map((d) => ({ ...d }))
 })
 
 export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journal: JournalSink): Exchange => {
@@ -57,6 +61,7 @@ export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journa
     x.userOfWallet.set(wallet, user)
   }
   for (const [address, wallet] of s.watched ?? []) x.watched.set(address, wallet)
+  for (const d of s.deposits ?? []) x.deposits.add({ ...d })
   x.lastSeq = s.seq
   x.tsSec = s.tsSec
   return x

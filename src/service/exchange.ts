@@ -6,6 +6,7 @@ import { Engine } from "../engine/engine.ts"
 import type { Command as EngineCommand, EngineEvent } from "../engine/types.ts"
 import { Catalog, type EventRecord } from "./catalog.ts"
 import type { JournalRecord, LpState, OrderBody, ServiceCommand, TradingState } from "./commands.ts"
+import { DepositBook, type DepositRecord, depositProblem } from "./deposits.ts"
 import { History, tradeFromFill } from "./history.ts"
 
 export interface BuilderRecord {
@@ -58,6 +59,7 @@ export class Exchange {
   readonly userOfWallet = new Map<string, string>()
   /** deposit address → wallet, for every address handed out (watched whether or not linked yet). */
   readonly watched = new Map<string, string>()
+  readonly deposits = new DepositBook()
   lastSeq = 0
   tsSec = 0
   private readonly listeners: Listener[] = []
@@ -196,12 +198,76 @@ export class Exchange {
         if (this.userOfWallet.has(cmd.wallet)) return { events, refused: "wallet_taken" }
         this.walletOfUser.set(cmd.user, cmd.wallet)
         this.userOfWallet.set(cmd.wallet, cmd.user)
+        // Deposits that arrived before the link credit now, in the order they were seen.
+        for (const d of this.deposits.ofWallet(cmd.wallet)) this.creditDeposit(d, events)
+        return { events }
+      }
+      case "deposit_detected": {
+        const key = `${cmd.txHash}:${cmd.logIndex}`
+        const wallet = this.watched.get(cmd.address)
+        if (this.deposits.byKey.has(key) || wallet === undefined) return { events }
+        const problem = depositProblem(cmd, cmd.rules)
+        this.deposits.add({
+          key,
+          wallet,
+          address: cmd.address,
+          token: cmd.token,
+          amountMicro: cmd.amountMicro,
+          txHash: cmd.txHash,
+          blockNumber: cmd.blockNumber,
+          blockHash: cmd.blockHash,
+          stage: problem === null ? "detected" : "error",
+          error: problem,
+          seenAtSec: this.tsSec,
+          updatedAtSec: this.tsSec,
+          creditedAtSec: null,
+          user: null,
+          confirmed: false
+        })
+        return { events }
+      }
+      case "deposit_confirming": {
+        const d = this.deposits.byKey.get(cmd.key)
+        if (d !== undefined && d.stage === "detected") {
+          d.stage = "confirming"
+          d.updatedAtSec = this.tsSec
+        }
+        return { events }
+      }
+      case "deposit_reorged": {
+        const d = this.deposits.byKey.get(cmd.key)
+        if (d !== undefined && !d.confirmed) this.deposits.remove(cmd.key)
+        return { events }
+      }
+      case "deposit_confirmed": {
+        const d = this.deposits.byKey.get(cmd.key)
+        if (d === undefined || d.confirmed || d.stage === "error") return { events }
+        d.confirmed = true
+        d.stage = "confirming"
+        d.updatedAtSec = this.tsSec
+        this.creditDeposit(d, events)
         return { events }
       }
       case "watch_address":
         this.watched.set(cmd.address, cmd.wallet)
         return { events }
     }
+  }
+
+  /** One engine credit per confirmed deposit of a linked wallet; the stage makes it exactly once. */
+  private creditDeposit(d: DepositRecord, events: EngineEvent[]): void {
+    const user = this.userOfWallet.get(d.wallet)
+    if (!d.confirmed || d.stage === "credited" || d.stage === "error" || user === undefined) return
+    const applied = this.engineApply({ type: "credit", user, amountMicro: d.amountMicro, ref: `deposit:${d.key}` }, events)
+    if (applied[0]?.type !== "credited") {
+      d.stage = "error"
+      d.error = `credit refused by the engine: ${applied[0]?.type === "rejected" ? applied[0].reason : "unknown"}`
+    } else {
+      d.stage = "credited"
+      d.user = user
+      d.creditedAtSec = this.tsSec
+    }
+    d.updatedAtSec = this.tsSec
   }
 
   private placeOrder(o: OrderBody, events: EngineEvent[]): void {

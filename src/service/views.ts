@@ -151,3 +151,27 @@ export const eventView = (event: EventRecord, takerFeeOf?: (marketId: string) =>
     status: Catalog.eventStatus(event)
   }
 }
+
+/** A user's deposits (via the linked wallet), newest first, in SPEC §2's row shape plus extensions. */
+export const depositRows = (x: Exchange, user: string) => {
+  const wallet = x.walletOfUser.get(user)
+  if (wallet === undefined) return []
+  return [...x.deposits.ofWallet(wallet)].reverse().map((d) => ({
+    tx_signature: d.txHash,
+    amount_micro: d.amountMicro,
+    seen_at: d.seenAtSec,
+    credited_at: d.creditedAtSec,
+    status: d.stage === "credited" ? "credited" : d.stage === "error" ? "error" : "pending",
+    log_index: Number(d.key.slice(d.key.lastIndexOf(":") + 1)),
+    stage: d.stage,
+    error: d.error
+  }))
+}
+
+/** The deposit service's progress for a wallet: its latest deposit, or `idle`. */
+export const depositProgress = (x: Exchange, wallet: string) => {
+  const all = x.deposits.ofWallet(wallet)
+  const d = all[all.length - 1]
+  if (d === undefined) return { stage: "idle" as const }
+  return { stage: d.stage, amount_micro: d.amountMicro, tx_signature: d.txHash, updated_at: d.updatedAtSec, error: d.error }
+}

@@ -1,0 +1,188 @@
+// An embedded Anvil: the pinned binary from @foundry-rs/anvil's platform package, started
+// directly (the node wrapper in node_modules/.bin would outlive a kill aimed at it) on a loopback
+// port, with the deposit chain's id, mining one block per transaction. Stopped by PID.
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import { createServer } from "node:net"
+import { dirname, join } from "node:path"
+import { DEPOSIT_CHAIN_ID } from "./chain.ts"
+
+/** Anvil's well-known development accounts (mnemonic "test test … junk"). Development only. */
+export const ANVIL_KEYS = [
+  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+  "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+  "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a"
+] as const
+
+export interface AnvilOptions {
+  /** Port to listen on; a free loopback port when absent. */
+  readonly port?: number
+  readonly chainId?: number
+  /** Extra command-line arguments. */
+  readonly args?: ReadonlyArray<string>
+  /** How long to wait for the first JSON-RPC answer. Default 15 s. */
+  readonly startTimeoutMs?: number
+}
+
+export interface Anvil {
+  readonly rpcUrl: string
+  readonly port: number
+  readonly pid: number
+  /** Kills the process by PID and resolves once it has exited. Idempotent. */
+  stop(): Promise<void>
+}
+
+/** Path of the anvil binary: ANVIL_BIN, else the @foundry-rs/anvil-<os>-<arch> package's. */
+export const anvilBinary = (): string => {
+  const fromEnv = process.env["ANVIL_BIN"]
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv
+  const arch = process.arch === "x64" ? "amd64" : process.arch
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`
+  let dir: string
+  try {
+    dir = dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`))
+  } catch {
+    throw new Error(`anvil: package ${pkg} is not installed (run npm install, or set ANVIL_BIN)`)
+  }
+  const bin = join(dir, "bin", process.platform === "win32" ? "anvil.exe" : "anvil")
+  if (!existsSync(bin)) throw new Error(`anvil: ${bin} is missing`)
+  return bin
+}
+
+/** A port the OS reports free on 127.0.0.1 (it could be taken again before use: startAnvil retries). */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))))
+    })
+  })
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** One eth_chainId call; the chain id, or null while nothing answers. */
+const chainIdAt = async (rpcUrl: string): Promise<number | null> => {
+  try {
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      signal: AbortSignal.timeout(1_000)
+    })
+    if (!res.ok) return null
+    const body = (await res.json()) as { result?: unknown }
+    return typeof body.result === "string" ? Number.parseInt(body.result, 16) : null
+  } catch {
+    return null
+  }
+}
+
+const POLL_MS = 20
+
+const waitExit = (child: ChildProcess): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()))
+
+const startOnce = async (bin: string, port: number, chainId: number, options: AnvilOptions): Promise<Anvil | { failed: string; portInUse: boolean }> => {
+  const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId), "--quiet", ...(options.args ?? [])]
+  const child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] })
+  let stderr = ""
+  child.stderr?.setEncoding("utf8")
+  child.stderr?.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4_000)
+  })
+  let spawnError: Error | null = null
+  child.once("error", (err) => {
+    spawnError = err
+  })
+  // Never leave an anvil behind when this process exits without stopping it.
+  const onExit = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  }
+  process.once("exit", onExit)
+
+  const rpcUrl = `http://127.0.0.1:${port}`
+  const attempts = Math.ceil((options.startTimeoutMs ?? 15_000) / POLL_MS)
+  for (let i = 0; i < attempts; i++) {
+    if (spawnError !== null || child.exitCode !== null || child.signalCode !== null) break
+    const id = await chainIdAt(rpcUrl)
+    if (id !== null) {
+      if (id !== chainId) {
+        // Something else answers on this port (and our anvil will fail to bind, if it has not yet).
+        child.kill("SIGKILL")
+        await waitExit(child)
+        process.removeListener("exit", onExit)
+        return { failed: `port ${port} answers with chain id ${id}`, portInUse: true }
+      }
+      const pid = child.pid
+      if (pid === undefined) break
+      let stopping: Promise<void> | null = null
+      const stop = (): Promise<void> => {
+        stopping ??= (async () => {
+          process.removeListener("exit", onExit)
+          if (child.exitCode !== null || child.signalCode !== null) return
+          const exited = waitExit(child)
+          try {
+            process.kill(pid, "SIGTERM")
+          } catch {
+            return // already gone
+          }
+          const timedOut = await Promise.race([exited.then(() => false), sleep(5_000).then(() => true)])
+          if (timedOut) {
+            try {
+              process.kill(pid, "SIGKILL")
+            } catch {
+              // gone meanwhile
+            }
+            await exited
+          }
+        })()
+        return stopping
+      }
+      return { rpcUrl, port, pid, stop }
+    }
+    await sleep(POLL_MS)
+  }
+  process.removeListener("exit", onExit)
+  if (child.exitCode === null && child.signalCode === null && spawnError === null) {
+    child.kill("SIGKILL")
+    await waitExit(child)
+    return { failed: `no JSON-RPC answer on ${rpcUrl} within ${options.startTimeoutMs ?? 15_000} ms; stderr: ${stderr.trim()}`, portInUse: false }
+  }
+  if (spawnError !== null) return { failed: `cannot run ${bin}: ${(spawnError as Error).message}`, portInUse: false }
+  return { failed: `exited with code ${child.exitCode ?? child.signalCode}: ${stderr.trim()}`, portInUse: /address.*in use|os error 98/i.test(stderr) }
+}
+
+/**
+ * Spawns Anvil on 127.0.0.1 (chain id 4663, automine) and resolves once it answers JSON-RPC.
+ * Without an explicit port it picks a free one, retrying on a lost race for it.
+ */
+export const startAnvil = async (options: AnvilOptions = {}): Promise<Anvil> => {
+  const bin = anvilBinary()
+  const chainId = options.chainId ?? DEPOSIT_CHAIN_ID
+  let lastFailure = ""
+  for (let attempt = 0; attempt < (options.port === undefined ? 5 : 1); attempt++) {
+    const port = options.port ?? (await freePort())
+    const result = await startOnce(bin, port, chainId, options)
+    if ("rpcUrl" in result) return result
+    lastFailure = result.failed
+    if (!result.portInUse) break
+  }
+  throw new Error(`anvil failed to start: ${lastFailure}`)
+}
+
+/** True while a process with this PID exists (signal 0 probes without signalling). */
+export const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"
+  }
+}

@@ -1,0 +1,71 @@
+// Deposit records inside the exchange: what the chain watcher has seen, journaled
+// as service commands so that every stage survives restarts and replays exactly.
+// Crediting is exactly once per (tx hash, log index); a reorg before crediting
+// un-detects; funds that cannot credit end in `error` with the reason and stay
+// in their forwarder (never swept), so nothing is silently lost.
+
+export type DepositStage = "idle" | "detected" | "bridging" | "confirming" | "credited" | "error"
+
+export interface DepositRecord {
+  /** `<txHash>:<logIndex>`: the exactly-once key. */
+  readonly key: string
+  readonly wallet: string
+  readonly address: string
+  readonly token: string
+  readonly amountMicro: number
+  readonly txHash: string
+  readonly blockNumber: number
+  readonly blockHash: string
+  stage: DepositStage
+  error: string | null
+  seenAtSec: number
+  updatedAtSec: number
+  creditedAtSec: number | null
+  /** The user credited, once credited. */
+  user: string | null
+  /** Confirmed and swept on chain; credits as soon as the wallet is linked. */
+  confirmed: boolean
+}
+
+export interface DepositRules {
+  readonly token: string
+  readonly minMicro: number
+  readonly maxPerTxMicro: number
+}
+
+/** Why a detected transfer cannot credit, or null when it can. */
+export const depositProblem = (d: { token: string; amountMicro: number }, rules: DepositRules): string | null => {
+  if (d.token !== rules.token) return `wrong token ${d.token}: only USDG (${rules.token}) credits; funds stay at the deposit address`
+  if (d.amountMicro < rules.minMicro) return `amount ${d.amountMicro} below the minimum ${rules.minMicro} micro; funds stay at the deposit address`
+  if (d.amountMicro > rules.maxPerTxMicro) return `amount ${d.amountMicro} above the per-transfer maximum ${rules.maxPerTxMicro} micro; funds stay at the deposit address`
+  return null
+}
+
+export class DepositBook {
+  readonly byKey = new Map<string, DepositRecord>()
+  private readonly byWallet = new Map<string, DepositRecord[]>()
+
+  add(record: DepositRecord): void {
+    this.byKey.set(record.key, record)
+    const list = this.byWallet.get(record.wallet)
+    if (list === undefined) this.byWallet.set(record.wallet, [record])
+    else list.push(record)
+  }
+
+  remove(key: string): void {
+    const record = this.byKey.get(key)
+    if (record === undefined) return
+    this.byKey.delete(key)
+    const list = this.byWallet.get(record.wallet)!
+    list.splice(list.indexOf(record), 1)
+  }
+
+  ofWallet(wallet: string): ReadonlyArray<DepositRecord> {
+    return this.byWallet.get(wallet) ?? []
+  }
+
+  /** Detected or confirming deposits: the watcher's work list. */
+  open(): DepositRecord[] {
+    return [...this.byKey.values()].filter((d) => d.stage === "detected" || d.stage === "confirming")
+  }
+}
