@@ -206,7 +206,8 @@ export class SimChain implements Chain {
 
   /** Mines `n` blocks, each holding every pending tx that is ready, in submission order. Returns the head. */
   mine(n = 1): bigint {
-    for (let i = 0; i < count(n, "mine count"); i++) {
+    count(n, "mine count")
+    for (let i = 0; i < n; i++) {
       const number = this.tip.number + 1n
       const ready = this.pool.filter((p) => p.readyAt !== null && p.readyAt <= number)
       this.pool = this.pool.filter((p) => !ready.includes(p))
