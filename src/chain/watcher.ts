@@ -56,7 +56,7 @@ export class DepositWatcher {
     let confirmed = 0
     const head = await chain.head()
     const addresses = [...exchange.watched.keys()] as Address[]
-    if (addresses.length > 0 && head > this.scannedThrough - BigInt(this.o.rescanBlocks ?? 12)) {
+    if (addresses.length > 0) {
       const floor = this.o.startBlock ?? 0n
       let from = this.scannedThrough + 1n - BigInt(this.o.rescanBlocks ?? 12)
       if (from < floor) from = floor

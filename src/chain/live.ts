@@ -1,0 +1,288 @@
+// The live Chain: viem against an RPC endpoint (an embedded Anvil by default, or CHAIN_RPC_URL).
+// Every address it returns is lowercase, like `normalizeAddress`, so callers compare strings.
+import { Config, ConfigError, Data, Effect, Either, Layer, Option, Redacted, type Scope } from "effect"
+import {
+  BlockNotFoundError,
+  createPublicClient,
+  createWalletClient,
+  getContractAddress,
+  http,
+  parseAbiItem,
+  TransactionReceiptNotFoundError,
+  type Hex,
+  type PublicClient
+} from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { ANVIL_KEYS, type AnvilOptions, startAnvil } from "./anvil.ts"
+import { type Address, type Chain, type ChainInfo, ChainService, DEPOSIT_CHAIN_ID, normalizeAddress, type TransferLog, type TxReceipt } from "./chain.ts"
+import { depositAddressOf, forwarderFactoryAbi, forwarderInitCodeHash, usdgAbi, vaultAbi } from "./contracts.ts"
+import { deployContracts, depositChain, verifyDeployment } from "./deploy.ts"
+
+const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)")
+
+const lower = (a: string): Address => a.toLowerCase() as Address
+
+export interface LiveChainOptions {
+  readonly rpcUrl: string
+  /** Pays gas for sweeps and payouts; must be the vault's operator for payouts. */
+  readonly operatorKey: Hex
+  readonly info: ChainInfo
+  /** Blocks per eth_getLogs call (providers cap the range). Default 2,000. */
+  readonly logBlockRange?: bigint
+  /** Recipient addresses per eth_getLogs call (one topic list). Default 500. */
+  readonly logAddressBatch?: number
+  /** viem's polling interval for receipts. Default 1,000 ms. */
+  readonly pollingIntervalMs?: number
+}
+
+/** The live Chain plus what the operator tooling wants to show. */
+export interface LiveChain extends Chain {
+  readonly rpcUrl: string
+  /** The operator account's address (lowercase). */
+  readonly operator: Address
+  readonly publicClient: PublicClient
+}
+
+export const liveChain = (options: LiveChainOptions): LiveChain => {
+  const info: ChainInfo = {
+    chainId: options.info.chainId,
+    token: lower(options.info.token),
+    vault: lower(options.info.vault),
+    factory: lower(options.info.factory)
+  }
+  const blockRange = options.logBlockRange ?? 2_000n
+  const addressBatch = options.logAddressBatch ?? 500
+  if (blockRange < 1n || addressBatch < 1) throw new Error("liveChain: logBlockRange and logAddressBatch must be positive")
+  const pollingInterval = options.pollingIntervalMs ?? 1_000
+  const chain = depositChain(options.rpcUrl, info.chainId)
+  const transport = http(options.rpcUrl)
+  // cacheTime 0: viem otherwise caches the block number for a polling interval, and head() must be fresh.
+  const publicClient = createPublicClient({ chain, transport, pollingInterval, cacheTime: 0 })
+  const account = privateKeyToAccount(options.operatorKey)
+  const wallet = createWalletClient({ chain, transport, account, pollingInterval, cacheTime: 0 })
+  const initCodeHash = forwarderInitCodeHash(info.vault)
+
+  // Operator transactions go out one at a time: each takes the next pending nonce, and a send that
+  // fails (say, its gas estimate reverts) consumes no nonce, so no gap can stall the later ones.
+  let queue: Promise<unknown> = Promise.resolve()
+  const serially = <A>(send: () => Promise<A>): Promise<A> => {
+    const run = queue.then(send, send)
+    queue = run.catch(() => undefined)
+    return run
+  }
+
+  return {
+    info,
+    rpcUrl: options.rpcUrl,
+    operator: lower(account.address),
+    publicClient: publicClient as PublicClient,
+
+    depositAddress: (wallet) => depositAddressOf(info.factory, initCodeHash, lower(wallet)),
+
+    head: () => publicClient.getBlockNumber({ cacheTime: 0 }),
+
+    blockHash: async (n) => {
+      if (n < 0n) return null
+      try {
+        const block = await publicClient.getBlock({ blockNumber: n })
+        return block.hash
+      } catch (err) {
+        if (err instanceof BlockNotFoundError) return null
+        throw err
+      }
+    },
+
+    transfersTo: async (to, fromBlock, toBlock) => {
+      const recipients = [...new Set(to.map(lower))]
+      if (recipients.length === 0 || fromBlock > toBlock) return []
+      const out: TransferLog[] = []
+      for (let start = fromBlock; start <= toBlock; start += blockRange) {
+        const end = start + blockRange - 1n < toBlock ? start + blockRange - 1n : toBlock
+        for (let i = 0; i < recipients.length; i += addressBatch) {
+          // No `address` filter: transfers of every token are reported, each with its contract, so
+          // the caller can tell the deposit token from the rest. `strict` drops logs that are not
+          // ERC-20 shaped (an ERC-721 Transfer has the same topic but a third indexed argument).
+          const logs = await publicClient.getLogs({
+            event: transferEvent,
+            args: { to: recipients.slice(i, i + addressBatch) },
+            fromBlock: start,
+            toBlock: end,
+            strict: true
+          })
+          for (const log of logs) {
+            if (log.blockHash === null || log.blockNumber === null || log.transactionHash === null || log.logIndex === null) continue
+            out.push({
+              token: lower(log.address),
+              from: lower(log.args.from),
+              to: lower(log.args.to),
+              amount: log.args.value,
+              txHash: log.transactionHash,
+              logIndex: log.logIndex,
+              blockNumber: log.blockNumber,
+              blockHash: log.blockHash
+            })
+          }
+        }
+      }
+      return out.sort((a, b) => (a.blockNumber !== b.blockNumber ? (a.blockNumber < b.blockNumber ? -1 : 1) : a.logIndex - b.logIndex))
+    },
+
+    sweep: (walletAddress, token) =>
+      serially(() =>
+        wallet.writeContract({ address: info.factory, abi: forwarderFactoryAbi, functionName: "sweep", args: [lower(walletAddress), lower(token)] })
+      ),
+
+    payout: (recipient, amount) =>
+      serially(() => wallet.writeContract({ address: info.vault, abi: vaultAbi, functionName: "withdraw", args: [info.token, lower(recipient), amount] })),
+
+    receipt: async (tx): Promise<TxReceipt | null> => {
+      try {
+        const r = await publicClient.getTransactionReceipt({ hash: tx })
+        return { status: r.status, blockNumber: r.blockNumber }
+      } catch (err) {
+        if (err instanceof TransactionReceiptNotFoundError) return null
+        throw err
+      }
+    },
+
+    balanceOf: (token, owner) => publicClient.readContract({ address: lower(token), abi: usdgAbi, functionName: "balanceOf", args: [lower(owner)] })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Effect layer
+
+export class ChainStartError extends Data.TaggedError("ChainStartError")<{ readonly message: string; readonly cause?: unknown }> {}
+
+export interface LiveChainConfig {
+  /** JSON-RPC endpoint. Absent: an embedded Anvil runs for the layer's lifetime. */
+  readonly rpcUrl?: string
+  /** The operator key. Default on the embedded chain: Anvil's first development key. Required with rpcUrl. */
+  readonly operatorKey?: Hex
+  /** Deployed contracts. Absent: deployed at start-up (reused when the embedded chain's state already holds them). */
+  readonly info?: ChainInfo
+  /** Embedded Anvil options (port, extra args). */
+  readonly anvil?: AnvilOptions
+  /** Embedded Anvil state file (`--state`): the chain, and so the deposit addresses, survive restarts. */
+  readonly anvilStatePath?: string
+  readonly logBlockRange?: bigint
+  readonly logAddressBatch?: number
+  readonly pollingIntervalMs?: number
+}
+
+/**
+ * A previous deployment by `operatorKey` on a persisted development chain: the contracts its
+ * first three transactions created (deployContracts' order), when they check out.
+ */
+export const findDevDeployment = async (rpcUrl: string, operatorKey: Hex): Promise<ChainInfo | null> => {
+  const operator = privateKeyToAccount(operatorKey).address
+  const client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 })
+  if ((await client.getTransactionCount({ address: operator })) < 3) return null
+  const [token, vault, factory] = [0n, 1n, 2n].map((nonce) => lower(getContractAddress({ from: operator, nonce }))) as [Address, Address, Address]
+  const info: ChainInfo = { chainId: await client.getChainId(), token, vault, factory }
+  try {
+    await verifyDeployment(rpcUrl, info)
+    return info
+  } catch {
+    return null
+  }
+}
+
+const attempt = <A>(message: string, f: () => Promise<A>): Effect.Effect<A, ChainStartError> =>
+  Effect.tryPromise({ try: f, catch: (cause) => new ChainStartError({ message: `${message}: ${cause instanceof Error ? cause.message : String(cause)}`, cause }) })
+
+/** Connects (or starts Anvil, deploys and connects); an embedded Anvil is stopped when the scope closes. */
+export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain, ChainStartError, Scope.Scope> =>
+  Effect.gen(function* () {
+    let rpcUrl = config.rpcUrl
+    let operatorKey = config.operatorKey
+    if (rpcUrl === undefined) {
+      const anvilOptions: AnvilOptions = {
+        ...config.anvil,
+        args: [...(config.anvil?.args ?? []), ...(config.anvilStatePath !== undefined ? ["--state", config.anvilStatePath] : [])]
+      }
+      const anvil = yield* Effect.acquireRelease(
+        attempt("embedded anvil", () => startAnvil(anvilOptions)),
+        (a) => Effect.promise(() => a.stop())
+      )
+      rpcUrl = anvil.rpcUrl
+      operatorKey ??= ANVIL_KEYS[0]
+    } else if (operatorKey === undefined) {
+      return yield* Effect.fail(new ChainStartError({ message: "an operator key is required with a chain RPC URL (CHAIN_OPERATOR_KEY)" }))
+    }
+    const url = rpcUrl
+    const key = operatorKey
+    let info = config.info
+    if (info === undefined) {
+      const existing = config.rpcUrl === undefined ? yield* attempt("looking for a deployment", () => findDevDeployment(url, key)) : null
+      info = existing ?? (yield* attempt("deploying the contracts", () => deployContracts({ rpcUrl: url, operatorKey: key })))
+    } else {
+      const given = info
+      yield* attempt(`checking the contracts at ${url}`, () => verifyDeployment(url, given))
+    }
+    return liveChain({
+      rpcUrl: url,
+      operatorKey: key,
+      info,
+      ...(config.logBlockRange !== undefined ? { logBlockRange: config.logBlockRange } : {}),
+      ...(config.logAddressBatch !== undefined ? { logAddressBatch: config.logAddressBatch } : {}),
+      ...(config.pollingIntervalMs !== undefined ? { pollingIntervalMs: config.pollingIntervalMs } : {})
+    })
+  })
+
+export const liveChainLayer = (config: LiveChainConfig): Layer.Layer<ChainService, ChainStartError> => Layer.scoped(ChainService, makeLiveChain(config))
+
+const addressConfig = (name: string): Config.Config<Option.Option<Address>> =>
+  Config.option(
+    Config.string(name).pipe(
+      Config.mapOrFail((s) => {
+        const a = normalizeAddress(s.trim())
+        return a === null ? Either.left(ConfigError.InvalidData([name], "expected 0x + 40 hex characters")) : Either.right(a)
+      })
+    )
+  )
+
+const operatorKeyConfig: Config.Config<Option.Option<Hex>> = Config.option(
+  Config.redacted("CHAIN_OPERATOR_KEY").pipe(
+    Config.mapOrFail((r) => {
+      const key = Redacted.value(r).trim()
+      return /^0x[0-9a-fA-F]{64}$/.test(key) ? Either.right(key as Hex) : Either.left(ConfigError.InvalidData(["CHAIN_OPERATOR_KEY"], "expected 0x + 64 hex characters"))
+    })
+  )
+)
+
+/**
+ * From the environment: CHAIN_RPC_URL (absent: embedded Anvil), CHAIN_OPERATOR_KEY (0x + 64 hex;
+ * required with CHAIN_RPC_URL), CHAIN_TOKEN_ADDRESS / CHAIN_VAULT_ADDRESS / CHAIN_FACTORY_ADDRESS
+ * (all or none; none: deploy at start-up), CHAIN_ANVIL_STATE (the embedded chain's state file).
+ */
+export const liveChainConfigFromEnv: Config.Config<LiveChainConfig> = Config.all({
+  rpcUrl: Config.option(Config.string("CHAIN_RPC_URL")),
+  operatorKey: operatorKeyConfig,
+  token: addressConfig("CHAIN_TOKEN_ADDRESS"),
+  vault: addressConfig("CHAIN_VAULT_ADDRESS"),
+  factory: addressConfig("CHAIN_FACTORY_ADDRESS"),
+  anvilStatePath: Config.option(Config.string("CHAIN_ANVIL_STATE"))
+}).pipe(
+  Config.mapOrFail((c): Either.Either<LiveChainConfig, ConfigError.ConfigError> => {
+    const addresses = [c.token, c.vault, c.factory].filter(Option.isSome).length
+    if (addresses !== 0 && addresses !== 3) {
+      return Either.left(ConfigError.InvalidData(["CHAIN_TOKEN_ADDRESS"], "set CHAIN_TOKEN_ADDRESS, CHAIN_VAULT_ADDRESS and CHAIN_FACTORY_ADDRESS together, or none"))
+    }
+    const info: ChainInfo | undefined =
+      Option.isSome(c.token) && Option.isSome(c.vault) && Option.isSome(c.factory)
+        ? { chainId: DEPOSIT_CHAIN_ID, token: c.token.value, vault: c.vault.value, factory: c.factory.value }
+        : undefined
+    return Either.right({
+      ...(Option.isSome(c.rpcUrl) ? { rpcUrl: c.rpcUrl.value } : {}),
+      ...(Option.isSome(c.operatorKey) ? { operatorKey: c.operatorKey.value } : {}),
+      ...(info !== undefined ? { info } : {}),
+      ...(Option.isSome(c.anvilStatePath) ? { anvilStatePath: c.anvilStatePath.value } : {})
+    })
+  })
+)
+
+/** liveChainLayer configured from the environment (see liveChainConfigFromEnv). */
+export const liveChainLayerFromEnv: Layer.Layer<ChainService, ChainStartError | ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(liveChainConfigFromEnv, liveChainLayer)
+)
