@@ -13,11 +13,12 @@ import { marketRoutes } from "./routes/markets.ts"
 import { orderRoutes } from "./routes/orders.ts"
 import { sessionRoutes } from "./routes/session.ts"
 import { walletRoutes } from "./routes/wallet.ts"
+import { withdrawRoutes } from "./routes/withdraw.ts"
 
 export type App = (req: HttpRequest) => Promise<HttpResponse>
 
 export const makeRouter = (): Router<AppCtx> =>
-  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...walletRoutes, ...adminRoutes, ...metaRoutes)
+  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes)
 
 /**
  * Serves a router as an App: CORS preflight and headers from the Origin allow-list,

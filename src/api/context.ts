@@ -33,6 +33,11 @@ export interface AppCtx {
   readonly cache: EdgeCache
   /** Order signatures: inline in tests and simulation, worker threads live. */
   readonly verifier: Verifier
+  /**
+   * The withdraw path's binding to the matching engine (SPEC's API/engine split): `up`, or
+   * made `unreachable` (502) / `disabled` (503) by the operator or by simulated faults.
+   */
+  readonly binding: { withdraw: "up" | "unreachable" | "disabled" }
 }
 
 export const nowSec = (ctx: AppCtx): number => Math.floor(ctx.nowMs() / 1000)

@@ -12,7 +12,8 @@ import {
   OrderRequest,
   RegisterRequest,
   SurfaceRequest,
-  WalletLinkRequest
+  WalletLinkRequest,
+  WithdrawRequest
 } from "../domain/schemas.ts"
 import { ERROR_STATUS } from "../domain/errors.ts"
 import type { AppCtx } from "./context.ts"
@@ -43,6 +44,7 @@ const OPS: Record<string, Op> = {
   "GET /v1/trades/all/{user}": { summary: "Fills as maker or taker, newest first", tag: "account", query: ["limit", "offset"] },
   "GET /v1/deposits/all/{user}": { summary: "Deposits, newest first", tag: "account", query: ["limit", "offset"] },
   "GET /v1/withdrawals/all/{user}": { summary: "Withdrawals, newest first", tag: "account", query: ["limit", "offset"] },
+  "POST /v1/withdraw-signed": { summary: "Withdraw to the linked wallet (signed; session cookie)", tag: "wallet", body: WithdrawRequest, auth: "cookie" },
   "POST /v1/wallet/link": { summary: "Link the user key to an EVM wallet (both keys sign)", tag: "wallet", body: WalletLinkRequest },
   "GET /v1/wallet/{user}": { summary: "The user's linked wallet", tag: "wallet" },
   "GET /v1/fees": { summary: "Default, per-category and per-market fees", tag: "fees" },

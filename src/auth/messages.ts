@@ -13,6 +13,14 @@ export const sessionMessage = (user: string, timestampSec: number): Uint8Array =
 export const walletLinkMessage = (user: string, wallet: string, timestampSec: number): string =>
   `twinbook wallet link\nUser: ${user}\nWallet: ${wallet}\nTimestamp: ${timestampSec}`
 
+/**
+ * The withdraw message, signed by the user key (Ed25519): five lines, LF-joined, no
+ * trailing LF. The recipient is the linked wallet (lowercase): a signature cannot be
+ * replayed to another wallet, and the nonce makes it single-use.
+ */
+export const withdrawMessage = (user: string, wallet: string, amountMicro: number, nonce: number): string =>
+  `twinbook withdraw\nUser: ${user}\nWallet: ${wallet}\nAmount: ${amountMicro}\nNonce: ${nonce}`
+
 const HEX_32 = /^(0x)?[0-9a-fA-F]{64}$/
 
 /** Market id as 32 bytes: hex ids decode, anything else (a slug) is sha256 of its UTF-8 text. */

@@ -2,9 +2,10 @@
 // directly (the node wrapper in node_modules/.bin would outlive a kill aimed at it) on a loopback
 // port, with the deposit chain's id, mining one block per transaction. Stopped by PID.
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { createServer } from "node:net"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { DEPOSIT_CHAIN_ID } from "./chain.ts"
 
@@ -67,6 +68,22 @@ export const freePort = (): Promise<number> =>
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** Resolves true when `p` settles within `ms`, false otherwise; the timer never outlives it. */
+const settlesWithin = async (p: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined
+  const result = await Promise.race([
+    p.then(
+      () => true,
+      () => true
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms)
+    })
+  ])
+  clearTimeout(timer)
+  return result
+}
+
 /** One eth_chainId call; the chain id, or null while nothing answers. */
 const chainIdAt = async (rpcUrl: string): Promise<number | null> => {
   try {
@@ -89,14 +106,22 @@ const POLL_MS = 20
 const waitExit = (child: ChildProcess): Promise<void> =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()))
 
+let starts = 0
+
 const startOnce = async (bin: string, port: number, chainId: number, options: AnvilOptions): Promise<Anvil | { failed: string; portInUse: boolean }> => {
-  const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId), "--quiet", ...(options.args ?? [])]
+  // Anvil writes --config-out only once it has bound its port, so the file's appearance proves
+  // that the JSON-RPC answers come from this process and not from another one on the same port.
+  const configOut = join(tmpdir(), `twinbook-anvil-${process.pid}-${port}-${starts++}.json`)
+  rmSync(configOut, { force: true })
+  const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId), "--quiet", "--config-out", configOut, ...(options.args ?? [])]
   const child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
   child.stderr?.setEncoding("utf8")
   child.stderr?.on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-4_000)
   })
+  // "close" comes after "exit" once stderr is drained: failure messages are complete by then.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()))
   let spawnError: Error | null = null
   child.once("error", (err) => {
     spawnError = err
@@ -111,14 +136,14 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
   const attempts = Math.ceil((options.startTimeoutMs ?? 15_000) / POLL_MS)
   for (let i = 0; i < attempts; i++) {
     if (spawnError !== null || child.exitCode !== null || child.signalCode !== null) break
-    const id = await chainIdAt(rpcUrl)
+    const id = existsSync(configOut) ? await chainIdAt(rpcUrl) : null
     if (id !== null) {
+      rmSync(configOut, { force: true })
       if (id !== chainId) {
-        // Something else answers on this port (and our anvil will fail to bind, if it has not yet).
         child.kill("SIGKILL")
         await waitExit(child)
         process.removeListener("exit", onExit)
-        return { failed: `port ${port} answers with chain id ${id}`, portInUse: true }
+        return { failed: `anvil on port ${port} answers with chain id ${id}`, portInUse: false }
       }
       const pid = child.pid
       if (pid === undefined) break
@@ -133,8 +158,7 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
           } catch {
             return // already gone
           }
-          const timedOut = await Promise.race([exited.then(() => false), sleep(5_000).then(() => true)])
-          if (timedOut) {
+          if (!(await settlesWithin(exited, 5_000))) {
             try {
               process.kill(pid, "SIGKILL")
             } catch {
@@ -150,11 +174,13 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
     await sleep(POLL_MS)
   }
   process.removeListener("exit", onExit)
+  rmSync(configOut, { force: true })
   if (child.exitCode === null && child.signalCode === null && spawnError === null) {
     child.kill("SIGKILL")
     await waitExit(child)
     return { failed: `no JSON-RPC answer on ${rpcUrl} within ${options.startTimeoutMs ?? 15_000} ms; stderr: ${stderr.trim()}`, portInUse: false }
   }
+  await settlesWithin(closed, 1_000)
   if (spawnError !== null) return { failed: `cannot run ${bin}: ${(spawnError as Error).message}`, portInUse: false }
   return { failed: `exited with code ${child.exitCode ?? child.signalCode}: ${stderr.trim()}`, portInUse: /address.*in use|os error 98/i.test(stderr) }
 }

@@ -50,8 +50,10 @@ export interface Chain {
   transfersTo(to: ReadonlyArray<Address>, fromBlock: bigint, toBlock: bigint): Promise<TransferLog[]>
   /** Deploys `wallet`'s forwarder if needed and sweeps its whole `token` balance into the vault. */
   sweep(wallet: Address, token: Address): Promise<Hash>
-  /** The vault pays `amount` of the deposit token to `recipient` (operator key). */
-  payout(recipient: Address, amount: bigint): Promise<Hash>
+  /** The vault pays `amount` of the deposit token to `recipient` for withdrawal `withdrawalId`, at most once (operator key). */
+  payout(recipient: Address, amount: bigint, withdrawalId: Hash): Promise<Hash>
+  /** The mined payout transaction of `withdrawalId`, or null while the vault has not paid it. */
+  paidOut(withdrawalId: Hash): Promise<Hash | null>
   /** The receipt of a mined transaction, or null while it is pending (or unknown). */
   receipt(tx: Hash): Promise<TxReceipt | null>
   balanceOf(token: Address, owner: Address): Promise<bigint>

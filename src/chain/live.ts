@@ -132,8 +132,17 @@ export const liveChain = (options: LiveChainOptions): LiveChain => {
         wallet.writeContract({ address: info.factory, abi: forwarderFactoryAbi, functionName: "sweep", args: [lower(walletAddress), lower(token)] })
       ),
 
-    payout: (recipient, amount) =>
-      serially(() => wallet.writeContract({ address: info.vault, abi: vaultAbi, functionName: "withdraw", args: [info.token, lower(recipient), amount] })),
+    payout: (recipient, amount, withdrawalId) =>
+      serially(() =>
+        wallet.writeContract({ address: info.vault, abi: vaultAbi, functionName: "withdraw", args: [withdrawalId, info.token, lower(recipient), amount] })
+      ),
+
+    paidOut: async (withdrawalId) => {
+      const paid = await publicClient.readContract({ address: info.vault, abi: vaultAbi, functionName: "paid", args: [withdrawalId] })
+      if (!paid) return null
+      const logs = await publicClient.getContractEvents({ address: info.vault, abi: vaultAbi, eventName: "Withdrawn", args: { id: withdrawalId }, fromBlock: 0n })
+      return logs[0]?.transactionHash ?? null
+    },
 
     receipt: async (tx): Promise<TxReceipt | null> => {
       try {
@@ -188,15 +197,28 @@ export const findDevDeployment = async (rpcUrl: string, operatorKey: Hex): Promi
   }
 }
 
+/** Gives `address` gas money on an Anvil chain when it has none (a custom operator key on the embedded chain). */
+const fundOnAnvil = async (rpcUrl: string, address: Address): Promise<void> => {
+  const client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 })
+  if ((await client.getBalance({ address })) > 0n) return
+  await client.request({ method: "anvil_setBalance" as never, params: [address, "0x21e19e0c9bab2400000"] as never })
+}
+
 const attempt = <A>(message: string, f: () => Promise<A>): Effect.Effect<A, ChainStartError> =>
   Effect.tryPromise({ try: f, catch: (cause) => new ChainStartError({ message: `${message}: ${cause instanceof Error ? cause.message : String(cause)}`, cause }) })
 
 /** Connects (or starts Anvil, deploys and connects); an embedded Anvil is stopped when the scope closes. */
 export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain, ChainStartError, Scope.Scope> =>
   Effect.gen(function* () {
-    let rpcUrl = config.rpcUrl
-    let operatorKey = config.operatorKey
-    if (rpcUrl === undefined) {
+    let url: string
+    let key: Hex
+    if (config.rpcUrl !== undefined) {
+      if (config.operatorKey === undefined) {
+        return yield* Effect.fail(new ChainStartError({ message: "an operator key is required with a chain RPC URL (CHAIN_OPERATOR_KEY)" }))
+      }
+      url = config.rpcUrl
+      key = config.operatorKey
+    } else {
       const anvilOptions: AnvilOptions = {
         ...config.anvil,
         args: [...(config.anvil?.args ?? []), ...(config.anvilStatePath !== undefined ? ["--state", config.anvilStatePath] : [])]
@@ -205,13 +227,11 @@ export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain,
         attempt("embedded anvil", () => startAnvil(anvilOptions)),
         (a) => Effect.promise(() => a.stop())
       )
-      rpcUrl = anvil.rpcUrl
-      operatorKey ??= ANVIL_KEYS[0]
-    } else if (operatorKey === undefined) {
-      return yield* Effect.fail(new ChainStartError({ message: "an operator key is required with a chain RPC URL (CHAIN_OPERATOR_KEY)" }))
+      url = anvil.rpcUrl
+      key = config.operatorKey ?? ANVIL_KEYS[0]
+      const operator = lower(privateKeyToAccount(key).address)
+      yield* attempt("funding the operator", () => fundOnAnvil(anvil.rpcUrl, operator))
     }
-    const url = rpcUrl
-    const key = operatorKey
     let info = config.info
     if (info === undefined) {
       const existing = config.rpcUrl === undefined ? yield* attempt("looking for a deployment", () => findDevDeployment(url, key)) : null

@@ -18,6 +18,8 @@ export interface SimTx {
   readonly to: Address
   /** null for a sweep: the forwarder's whole balance, fixed when the tx executes. */
   readonly amount: bigint | null
+  /** A payout's withdrawal id: the vault pays each id at most once. */
+  readonly payoutId?: Hash
 }
 
 export interface BalanceDelta {
@@ -50,6 +52,8 @@ export const sha256Hex = (...parts: ReadonlyArray<string | number | bigint>): Ha
 /** Token balances per (token, owner). Absent entries are zero. */
 export class Ledger {
   private readonly balances = new Map<string, bigint>()
+  /** Withdrawal ids the vault has paid on the canonical chain. */
+  readonly paidIds = new Set<Hash>()
 
   get(token: Address, owner: Address): bigint {
     return this.balances.get(`${token}/${owner}`) ?? 0n
@@ -91,6 +95,7 @@ const execute = (tx: SimTx, ledger: Ledger): Outcome => {
   const held = ledger.get(tx.token, tx.from)
   const amount = tx.amount ?? held
   if (amount > held) return { status: "reverted", amount, deltas: [] }
+  if (tx.payoutId !== undefined && ledger.paidIds.has(tx.payoutId)) return { status: "reverted", amount, deltas: [] }
   return {
     status: "success",
     amount,
@@ -124,6 +129,7 @@ export const buildBlock = (
   const mined = txs.map((tx): MinedTx => {
     const { status, amount, deltas } = execute(tx, ledger)
     ledger.apply(deltas, 1n)
+    if (status === "success" && tx.payoutId !== undefined) ledger.paidIds.add(tx.payoutId)
     // A forwarder with nothing to sweep returns without calling the token: no log.
     const emits = status === "success" && !(tx.kind === "sweep" && amount === 0n)
     const log: TransferLog | null = emits
@@ -136,5 +142,8 @@ export const buildBlock = (
 
 /** Reverts the balance effects of `block` (the inverse of buildBlock's execution). */
 export const unwindBlock = (block: SimBlock, ledger: Ledger): void => {
-  for (const mined of [...block.txs].reverse()) ledger.apply(mined.deltas, -1n)
+  for (const mined of [...block.txs].reverse()) {
+    ledger.apply(mined.deltas, -1n)
+    if (mined.status === "success" && mined.tx.payoutId !== undefined) ledger.paidIds.delete(mined.tx.payoutId)
+  }
 }

@@ -180,8 +180,9 @@ export class SimChain implements Chain {
     return this.call("sweep", () => this.submit("sweep", address(token), this.depositAddress(wallet), this.info.vault, null))
   }
 
-  payout(recipient: Address, amount: bigint): Promise<Hash> {
-    return this.call("payout", () => this.submit("payout", this.info.token, this.info.vault, address(recipient), nonNegative(amount)))
+  /** The vault pays each withdrawal id at most once (a repeat reverts). */
+  payout(recipient: Address, amount: bigint, withdrawalId: Hash): Promise<Hash> {
+    return this.call("payout", () => this.submit("payout", this.info.token, this.info.vault, address(recipient), nonNegative(amount), withdrawalId))
   }
 
   receipt(tx: Hash): Promise<TxReceipt | null> {
@@ -323,15 +324,25 @@ export class SimChain implements Chain {
     return this.tip.number + 1n + BigInt(count(blocks, "delay blocks"))
   }
 
-  private submit(kind: SimTxKind, token: Address, from: Address, to: Address, amount: bigint | null): Hash {
-    const hash = sha256Hex("tx", this.seed, this.nonce++, kind, token, from, to, amount ?? "all")
+  /** The mined, successful payout of a withdrawal id on the canonical chain, or null. */
+  paidOut(withdrawalId: Hash): Promise<Hash | null> {
+    return this.call("payout", () => {
+      for (const block of this.blocks) {
+        for (const m of block.txs) if (m.status === "success" && m.tx.payoutId === withdrawalId) return m.tx.hash
+      }
+      return null
+    })
+  }
+
+  private submit(kind: SimTxKind, token: Address, from: Address, to: Address, amount: bigint | null, payoutId?: Hash): Hash {
+    const hash = sha256Hex("tx", this.seed, this.nonce++, kind, token, from, to, amount ?? "all", payoutId ?? "")
     const delay = this.delays.get(kind)
     let readyAt: bigint | null = 0n
     if (delay !== undefined) {
       readyAt = this.readyAt(delay.blocks)
       if (--delay.remaining <= 0) this.delays.delete(kind)
     }
-    this.pool.push({ tx: { hash, kind, token, from, to, amount }, readyAt })
+    this.pool.push({ tx: { hash, kind, token, from, to, amount, ...(payoutId === undefined ? {} : { payoutId }) }, readyAt })
     return hash
   }
 

@@ -99,6 +99,15 @@ export const WalletLinkRequest = Schema.Struct({
   evm_signature: Schema.String
 }).annotations({ identifier: "WalletLinkRequest" })
 
+export const WithdrawRequest = Schema.Struct({
+  user: Schema.String,
+  /** micro-USDC, a positive integer (a JSON number or a decimal string); 400 invalid_amount otherwise. */
+  amount_micro: Schema.Unknown,
+  /** Per-user withdraw nonce, strictly increasing; checked by the engine. */
+  nonce: Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)),
+  signature: Schema.String
+}).annotations({ identifier: "WithdrawRequest" })
+
 export const CreditRequest = Schema.Struct({
   user: Schema.String,
   amount_micro: Int.pipe(Schema.between(1, 1_000_000_000_000))

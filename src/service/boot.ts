@@ -175,7 +175,8 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
     config: opts.config,
     limiter: new RateLimiter(opts.nowMs),
     cache: new EdgeCache(opts.nowMs),
-    verifier: opts.verifier ?? inlineVerifier()
+    verifier: opts.verifier ?? inlineVerifier(),
+    binding: { withdraw: "up" }
   }
   const app = makeApp(ctx, opts.onError)
   const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })

@@ -43,6 +43,12 @@ export type ServiceCommand =
   | { readonly type: "deposit_reorged"; readonly key: string }
   /** Enough confirmations and swept into the vault: credit now, or when the wallet is linked. */
   | { readonly type: "deposit_confirmed"; readonly key: string }
+  /** Debit now (engine checks balance and withdraw nonce); the payout worker pays `recipient`. */
+  | { readonly type: "withdraw"; readonly user: string; readonly amountMicro: number; readonly withdrawNonce: number; readonly recipient: string }
+  | { readonly type: "withdrawal_sent"; readonly id: string; readonly txHash: string }
+  | { readonly type: "withdrawal_confirmed"; readonly id: string }
+  /** The payout cannot happen: the amount goes back to the user. */
+  | { readonly type: "withdrawal_refunded"; readonly id: string; readonly reason: string }
   /** A deposit address the watcher must follow; `wallet` and `address` are lowercase. */
   | { readonly type: "watch_address"; readonly wallet: string; readonly address: string }
 

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto"
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "../engine/snapshot.ts"
 import type { EventRecord } from "./catalog.ts"
 import type { DepositRecord } from "./deposits.ts"
+import type { WithdrawalRecord } from "./withdrawals.ts"
 import type { LpState, OrderBody, TradingState } from "./commands.ts"
 import { type BuilderRecord, Exchange, type JournalSink } from "./exchange.ts"
 
@@ -27,6 +28,7 @@ export interface ExchangeSnapshot {
   readonly watched?: ReadonlyArray<readonly [string, string]>
   /** Deposit records in the order they were seen. */
   readonly deposits?: ReadonlyArray<DepositRecord>
+  readonly withdrawals?: ReadonlyArray<WithdrawalRecord>
 }
 
 export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
@@ -41,7 +43,8 @@ export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
   queue: [...x.queue],
   wallets: [...x.walletOfUser.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
   watched: [...x.watched.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
-  deposits: [...x.deposits.byKey.values()].map((d) => ({ ...d }))
+  deposits: [...x.deposits.byKey.values()].map((d) => ({ ...d })),
+  withdrawals: [...x.withdrawals.byId.values()].map((w) => ({ ...w }))
 })
 
 export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journal: JournalSink): Exchange => {
@@ -62,6 +65,7 @@ export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journa
   }
   for (const [address, wallet] of s.watched ?? []) x.watched.set(address, wallet)
   for (const d of s.deposits ?? []) x.deposits.add({ ...d })
+  for (const w of s.withdrawals ?? []) x.withdrawals.add({ ...w })
   x.lastSeq = s.seq
   x.tsSec = s.tsSec
   return x

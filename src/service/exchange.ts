@@ -8,6 +8,7 @@ import { Catalog, type EventRecord } from "./catalog.ts"
 import type { JournalRecord, LpState, OrderBody, ServiceCommand, TradingState } from "./commands.ts"
 import { DepositBook, type DepositRecord, depositProblem } from "./deposits.ts"
 import { History, tradeFromFill } from "./history.ts"
+import { WithdrawalBook, withdrawalId } from "./withdrawals.ts"
 
 export interface BuilderRecord {
   readonly user: string
@@ -60,6 +61,7 @@ export class Exchange {
   /** deposit address → wallet, for every address handed out (watched whether or not linked yet). */
   readonly watched = new Map<string, string>()
   readonly deposits = new DepositBook()
+  readonly withdrawals = new WithdrawalBook()
   lastSeq = 0
   tsSec = 0
   private readonly listeners: Listener[] = []
@@ -246,6 +248,52 @@ export class Exchange {
         d.stage = "confirming"
         d.updatedAtSec = this.tsSec
         this.creditDeposit(d, events)
+        return { events }
+      }
+      case "withdraw": {
+        const id = withdrawalId(cmd.user, cmd.withdrawNonce)
+        const applied = this.engineApply(
+          { type: "debit", user: cmd.user, amountMicro: cmd.amountMicro, withdrawNonce: cmd.withdrawNonce, ref: `withdrawal:${id}` },
+          events
+        )
+        if (applied[0]?.type === "debited") {
+          this.withdrawals.add({
+            id,
+            user: cmd.user,
+            recipient: cmd.recipient,
+            amountMicro: cmd.amountMicro,
+            nonce: cmd.withdrawNonce,
+            status: "pending",
+            txHash: null,
+            createdAtSec: this.tsSec,
+            confirmedAtSec: null,
+            error: null
+          })
+        }
+        return { events }
+      }
+      case "withdrawal_sent": {
+        const w = this.withdrawals.byId.get(cmd.id)
+        if (w !== undefined && (w.status === "pending" || w.status === "sent")) {
+          w.status = "sent"
+          w.txHash = cmd.txHash
+        }
+        return { events }
+      }
+      case "withdrawal_confirmed": {
+        const w = this.withdrawals.byId.get(cmd.id)
+        if (w !== undefined && w.status === "sent") {
+          w.status = "confirmed"
+          w.confirmedAtSec = this.tsSec
+        }
+        return { events }
+      }
+      case "withdrawal_refunded": {
+        const w = this.withdrawals.byId.get(cmd.id)
+        if (w === undefined || w.status === "confirmed" || w.status === "refunded") return { events }
+        this.engineApply({ type: "credit", user: w.user, amountMicro: w.amountMicro, ref: `refund:${w.id}` }, events)
+        w.status = "refunded"
+        w.error = cmd.reason
         return { events }
       }
       case "watch_address":

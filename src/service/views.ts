@@ -175,3 +175,17 @@ export const depositProgress = (x: Exchange, wallet: string) => {
   if (d === undefined) return { stage: "idle" as const }
   return { stage: d.stage, amount_micro: d.amountMicro, tx_signature: d.txHash, updated_at: d.updatedAtSec, error: d.error }
 }
+
+/** A user's withdrawals, newest first, in SPEC §2's row shape plus `id` and `error`. */
+export const withdrawalRows = (x: Exchange, user: string) =>
+  [...x.withdrawals.ofUser(user)].reverse().map((w) => ({
+    recipient: w.recipient,
+    chain: "native" as const,
+    amount_micro: w.amountMicro,
+    status: w.status,
+    tx_signature: w.txHash,
+    created_at: w.createdAtSec,
+    confirmed_at: w.confirmedAtSec,
+    id: w.id,
+    error: w.error
+  }))

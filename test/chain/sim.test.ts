@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest"
 import type { Address, Hash } from "../../src/chain/chain.ts"
 import { SIM_CHAIN_INFO, SimChain, SimRpcError, ZERO_ADDRESS } from "../../src/chain/sim.ts"
 
+/** A distinct withdrawal id per payout (the vault pays each id once). */
+const wid = (n: number): `0x${string}` => `0x${n.toString(16).padStart(64, "0")}`
+
 const USDG = SIM_CHAIN_INFO.token
 const VAULT = SIM_CHAIN_INFO.vault
 const OTHER = "0x00000000000000000000000000000000000000ee" as Address
@@ -119,7 +122,7 @@ describe("SimChain: blocks, transfers and logs", () => {
     const chain = new SimChain()
     expect(() => chain.transfer(USDG, alice, "0x1234" as Address, 1n)).toThrow(/invalid address/)
     expect(() => chain.mint(USDG, alice, -1n)).toThrow(RangeError)
-    expect(await rejection(chain.payout(bob, -1n))).toBeInstanceOf(RangeError)
+    expect(await rejection(chain.payout(bob, -1n, wid(1)))).toBeInstanceOf(RangeError)
     expect(await rejection(chain.balanceOf(USDG, "nope" as Address))).toBeInstanceOf(TypeError)
   })
 
@@ -182,14 +185,14 @@ describe("SimChain: deposit addresses, sweep and payout", () => {
     const chain = funded()
     chain.transfer(USDG, alice, VAULT, 10_000_000n)
     chain.mine()
-    const paid = await chain.payout(carol, 7_000_000n)
+    const paid = await chain.payout(carol, 7_000_000n, wid(2))
     expect(await chain.receipt(paid)).toBeNull()
     chain.mine()
     expect(await chain.receipt(paid)).toEqual({ status: "success", blockNumber: 3n })
     expect(await chain.balanceOf(USDG, carol)).toBe(7_000_000n)
     expect(await chain.balanceOf(USDG, VAULT)).toBe(3_000_000n)
 
-    const short = await chain.payout(carol, 3_000_001n)
+    const short = await chain.payout(carol, 3_000_001n, wid(3))
     chain.mine()
     expect(await chain.receipt(short)).toEqual({ status: "reverted", blockNumber: 4n })
     expect(await chain.balanceOf(USDG, carol)).toBe(7_000_000n)
@@ -202,7 +205,7 @@ describe("SimChain: deposit addresses, sweep and payout", () => {
     const chain = funded()
     chain.transfer(USDG, alice, VAULT, 10_000_000n)
     chain.mine()
-    const late = await chain.payout(carol, 1n)
+    const late = await chain.payout(carol, 1n, wid(4))
     chain.delay(late, 2)
     chain.mine(2)
     expect(await chain.receipt(late)).toBeNull()
@@ -210,8 +213,8 @@ describe("SimChain: deposit addresses, sweep and payout", () => {
     expect(await chain.receipt(late)).toEqual({ status: "success", blockNumber: 5n })
 
     chain.delayNext("payout", Infinity)
-    const held = await chain.payout(carol, 2n)
-    const free = await chain.payout(carol, 3n)
+    const held = await chain.payout(carol, 2n, wid(5))
+    const free = await chain.payout(carol, 3n, wid(6))
     chain.mine(5)
     expect(await chain.receipt(held)).toBeNull()
     expect(await chain.receipt(free)).toEqual({ status: "success", blockNumber: 6n })
@@ -292,7 +295,7 @@ describe("SimChain: faults", () => {
 
     // A failed payout submits nothing.
     chain.failNext("payout")
-    expect(await rejection(chain.payout(bob, 1n))).toBeInstanceOf(SimRpcError)
+    expect(await rejection(chain.payout(bob, 1n, wid(7)))).toBeInstanceOf(SimRpcError)
     expect(chain.pending()).toEqual([])
   })
 
@@ -301,7 +304,7 @@ describe("SimChain: faults", () => {
     chain.transfer(USDG, alice, VAULT, 1_000n)
     chain.mine()
     chain.failNext("payout", "timeout", 1, { afterSubmit: true })
-    expect(await rejection(chain.payout(bob, 400n))).toMatchObject({ message: "timeout" })
+    expect(await rejection(chain.payout(bob, 400n, wid(8)))).toMatchObject({ message: "timeout" })
     expect(chain.pending().map((tx) => [tx.kind, tx.to, tx.amount])).toEqual([["payout", bob, 400n]])
     chain.mine()
     expect(await chain.balanceOf(USDG, bob)).toBe(400n)
@@ -348,7 +351,7 @@ describe("SimChain: determinism", () => {
     const chain = funded(seed)
     const hashes: string[] = [chain.transfer(USDG, alice, chain.depositAddress(bob), 9n)]
     chain.mine()
-    hashes.push(await chain.sweep(bob, USDG), await chain.payout(carol, 0n))
+    hashes.push(await chain.sweep(bob, USDG), await chain.payout(carol, 0n, wid(9)))
     chain.mine(2)
     chain.reorg(2, { dropTx: (tx) => tx.kind === "payout" })
     chain.mine()

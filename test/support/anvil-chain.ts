@@ -2,7 +2,7 @@
 // connected, and viem clients for the development accounts (key 0 is the operator). `stop()`
 // kills Anvil by PID; `anvilProcessesOn(port)` lets afterAll prove nothing is left behind.
 import { readdirSync, readFileSync } from "node:fs"
-import { createPublicClient, createTestClient, createWalletClient, http, type Hex } from "viem"
+import { type Chain as ViemChain, createPublicClient, createTestClient, createWalletClient, http, type Hex, type HttpTransport, type PrivateKeyAccount, type WalletClient } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../src/chain/anvil.ts"
 import type { Address, ChainInfo } from "../../src/chain/chain.ts"
@@ -41,7 +41,7 @@ export interface AnvilChain {
   readonly test: ReturnType<typeof createTestClient>
   /** Address of development account i (0 = operator). */
   account(i: number): Address
-  wallet(i: number): ReturnType<typeof createWalletClient>
+  wallet(i: number): WalletClient<HttpTransport, ViemChain, PrivateKeyAccount>
   /** Operator-minted `token` (default: the deposit token) for `to`; waits for the receipt. */
   mint(to: Address, amount: bigint, token?: Address): Promise<void>
   /** Account i sends `amount` of `token` to `to`; waits for the receipt and returns it. */
@@ -66,7 +66,7 @@ export const startAnvilChain = async (): Promise<AnvilChain> => {
       if (k === undefined) throw new Error(`no development key ${i}`)
       return k
     }
-    const wallet = (i: number) => createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(key(i)), cacheTime: 0 })
+    const wallet = (i: number): WalletClient<HttpTransport, ViemChain, PrivateKeyAccount> => createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(key(i)), cacheTime: 0 })
     const confirm = async (hash: Hex) => {
       const r = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 })
       if (r.status !== "success") throw new Error(`tx ${hash} reverted`)

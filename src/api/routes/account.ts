@@ -1,7 +1,7 @@
 // Public account reads (SPEC §4 "Account reads"): no cookie, anyone's data.
 import { isUserKey } from "../../auth/ed25519.ts"
 import { ApiError } from "../../domain/errors.ts"
-import { allPositions, balanceView, depositRows, positionView } from "../../service/views.ts"
+import { allPositions, balanceView, depositRows, positionView, withdrawalRows } from "../../service/views.ts"
 import type { AppCtx } from "../context.ts"
 import { json, type Route } from "../http.ts"
 import { pageParams } from "./params.ts"
@@ -55,10 +55,10 @@ export const accountRoutes: ReadonlyArray<Route<AppCtx>> = [
   {
     method: "GET",
     path: "/v1/withdrawals/all/:user",
-    handler: (_ctx, req, params) => {
-      userParam(params)
+    handler: (ctx, req, params) => {
+      const rows = withdrawalRows(ctx.exchange, userParam(params))
       const { limit, offset } = pageParams(req.query)
-      return json(200, { withdrawals: [], total: 0, limit, offset }, noStore)
+      return json(200, { withdrawals: rows.slice(offset, offset + limit), total: rows.length, limit, offset }, noStore)
     }
   }
 ]

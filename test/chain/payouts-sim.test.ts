@@ -1,0 +1,104 @@
+// Withdrawals end to end on the in-memory chain: debit first, pay the linked
+// wallet once, confirm automatically; lost replies and crashes never pay twice;
+// a payout that keeps failing is refunded; nothing is lost.
+import { describe, expect, it } from "vitest"
+import type { Address, Hash } from "../../src/chain/chain.ts"
+import { PayoutWorker } from "../../src/chain/payouts.ts"
+import { SimChain } from "../../src/chain/sim.ts"
+import { keyFromLabel } from "../../src/client/keys.ts"
+import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
+import { withdrawalRows } from "../../src/service/views.ts"
+
+const WALLET = "0x4444444444444444444444444444444444444444" as Address
+const user = keyFromLabel("payout-user").user
+
+const world = (vaultFunds = 50_000_000n) => {
+  const clock = { ms: 1_795_305_600_000 }
+  const chain = new SimChain({ seed: 9 })
+  chain.mint(chain.info.token, chain.info.vault, vaultFunds)
+  chain.mine()
+  const journal = memoryJournal()
+  const exchange = new Exchange(() => clock.ms, journal)
+  exchange.submit({ type: "link_wallet", user, wallet: WALLET })
+  exchange.submit({ type: "credit", user, amountMicro: 20_000_000, ref: "seed" })
+  const worker = new PayoutWorker({ chain, exchange, maxAttempts: 3 })
+  const step = async (w = worker) => {
+    clock.ms += 1_000
+    const report = await w.poll()
+    chain.mine()
+    return report
+  }
+  const withdraw = (amountMicro: number, nonce: number) =>
+    exchange.submit({ type: "withdraw", user, amountMicro, withdrawNonce: nonce, recipient: WALLET }).result
+  const available = () => exchange.engine.accounts.get(user)?.availableMicro ?? 0
+  return { clock, chain, exchange, journal, worker, step, withdraw, available }
+}
+
+describe("withdrawals (sim chain)", () => {
+  it("debits first, pays the linked wallet once, and confirms automatically", async () => {
+    const { chain, exchange, step, withdraw, available } = world()
+    expect(withdraw(7_000_000, 1).events[0]).toMatchObject({ type: "debited", amountMicro: 7_000_000, withdrawNonce: 1 })
+    expect(available()).toBe(13_000_000)
+    expect(withdrawalRows(exchange, user)[0]).toMatchObject({ status: "pending", tx_signature: null, recipient: WALLET, chain: "native" })
+    await step() // sent
+    expect(withdrawalRows(exchange, user)[0]!.status).toBe("sent")
+    await step() // receipt: confirmed
+    const [row] = withdrawalRows(exchange, user)
+    expect(row).toMatchObject({ status: "confirmed", amount_micro: 7_000_000, tx_signature: expect.stringMatching(/^0x/) })
+    expect(row!.confirmed_at).toEqual(expect.any(Number))
+    expect(chain.balance(chain.info.token, WALLET)).toBe(7_000_000n)
+    for (let i = 0; i < 5; i++) await step()
+    expect(chain.balance(chain.info.token, WALLET)).toBe(7_000_000n)
+  })
+
+  it("rejects a reused withdraw nonce or an overdraft in the engine and changes nothing", () => {
+    const { withdraw, available, exchange } = world()
+    withdraw(1_000_000, 5)
+    expect(withdraw(1_000_000, 5).events[0]).toMatchObject({ type: "rejected", reason: "withdraw_nonce_stale" })
+    expect(withdraw(1_000_000, 4).events[0]).toMatchObject({ type: "rejected", reason: "withdraw_nonce_stale" })
+    expect(withdraw(25_000_000, 6).events[0]).toMatchObject({ type: "rejected", reason: "insufficient_balance" })
+    expect(available()).toBe(19_000_000)
+    expect(exchange.withdrawals.byId.size).toBe(1)
+  })
+
+  it("never pays twice when the reply is lost or the worker restarts mid-payout", async () => {
+    const { chain, exchange, worker, step, withdraw } = world()
+    withdraw(3_000_000, 1)
+    // The payout is submitted but its reply is lost: the worker sees an error.
+    chain.failNext("payout", "reply lost", 1, { afterSubmit: true })
+    await step().catch(() => undefined)
+    // A fresh worker (a restart) finds the withdrawal still pending and sends again.
+    const restarted = new PayoutWorker({ chain, exchange })
+    for (let i = 0; i < 4; i++) await step(restarted)
+    expect(chain.balance(chain.info.token, WALLET)).toBe(3_000_000n)
+    expect(withdrawalRows(exchange, user)[0]!.status).toBe("confirmed")
+    void worker
+  })
+
+  it("refunds a payout the vault cannot make, exactly once", async () => {
+    const { exchange, step, withdraw, available } = world(1_000_000n)
+    withdraw(5_000_000, 1)
+    expect(available()).toBe(15_000_000)
+    for (let i = 0; i < 10; i++) await step()
+    const [row] = withdrawalRows(exchange, user)
+    expect(row).toMatchObject({ status: "refunded", error: expect.stringMatching(/reverted 3 times/) })
+    expect(available()).toBe(20_000_000)
+    // Money conserved: nothing left the vault, the user has it all back.
+    let held = 0
+    for (const a of exchange.engine.accounts.values()) held += a.availableMicro + a.lockedMicro
+    expect(held).toBe(exchange.engine.netDepositsMicro)
+  })
+
+  it("pays only ids it has not paid: a repeated payout id reverts on chain", async () => {
+    const { chain } = world()
+    const id = `0x${"ab".repeat(32)}` as Hash
+    const first = await chain.payout(WALLET, 1_000_000n, id)
+    chain.mine()
+    const second = await chain.payout(WALLET, 1_000_000n, id)
+    chain.mine()
+    expect((await chain.receipt(first))?.status).toBe("success")
+    expect((await chain.receipt(second))?.status).toBe("reverted")
+    expect(await chain.paidOut(id)).toBe(first)
+    expect(chain.balance(chain.info.token, WALLET)).toBe(1_000_000n)
+  })
+})
