@@ -7,6 +7,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Option, Redacted } from "effect"
 import { demoCatalog } from "../fixtures/catalog.ts"
 import { inlineVerifier, workerVerifier } from "./auth/verifier.ts"
+import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
 import { startService } from "./service/boot.ts"
 
 /** The server's session secret lives in DATA_DIR so cookies survive restarts. */
@@ -37,6 +38,22 @@ const program = Effect.gen(function* () {
   const bandSpreadBpsMax = yield* Config.integer("REWARDS_BAND_SPREAD_BPS_MAX").pipe(Config.withDefault(300))
   const verifyWorkers = yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1))
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
+  const chainMode = yield* Config.literal("embedded", "off")("CHAIN").pipe(Config.withDefault("embedded" as const))
+  const depositPort = yield* Config.integer("DEPOSIT_PORT").pipe(Config.withDefault(8081))
+  const confirmations = yield* Config.integer("DEPOSIT_CONFIRMATIONS").pipe(Config.withDefault(0))
+  const chainPollMs = yield* Config.integer("CHAIN_POLL_MS").pipe(Config.withDefault(1000))
+  const minUsdgMicro = yield* Config.integer("DEPOSIT_MIN_MICRO").pipe(Config.withDefault(1_000_000))
+  const maxPerTxMicro = yield* Config.integer("DEPOSIT_MAX_PER_TX_MICRO").pipe(Config.withDefault(100_000_000))
+  // The embedded chain keeps its state in DATA_DIR, so balances and deposit addresses survive restarts.
+  const chainConfig = yield* liveChainConfigFromEnv
+  const chain =
+    chainMode === "off"
+      ? null
+      : yield* makeLiveChain(
+          chainConfig.rpcUrl === undefined && chainConfig.anvilStatePath === undefined
+            ? { ...chainConfig, anvilStatePath: join(dataDir, "anvil-state.json") }
+            : chainConfig
+        )
   const clock = yield* Effect.clock
 
   const generated = Option.isNone(adminTokenOpt)
@@ -56,6 +73,20 @@ const program = Effect.gen(function* () {
         catalog: demoCatalog(),
         dataDir,
         snapshotIntervalSec,
+        ...(chain === null
+          ? {}
+          : {
+              chain: {
+                chain,
+                host,
+                depositPort,
+                confirmations,
+                pollMs: chainPollMs,
+                minUsdgMicro,
+                maxPerTxMicro,
+                corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== ""))
+              }
+            }),
         verifier: verifyWorkers > 0 ? workerVerifier(verifyWorkers) : inlineVerifier(),
         config: {
           adminToken,
@@ -71,6 +102,11 @@ const program = Effect.gen(function* () {
   )
   yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
   yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
+  const deposit = service.chainServices?.deposit
+  if (deposit !== undefined && chain !== null) {
+    yield* Console.log(`deposit service   ${deposit.url}/v1/deposit/native-address/{0x…}`)
+    yield* Console.log(`deposit chain     ${chain.rpcUrl} (chain ${chain.info.chainId}; USDG ${chain.info.token}; vault ${chain.info.vault})`)
+  }
   yield* Console.log(`API docs          ${service.http.url}/v1/docs  (OpenAPI: /v1/openapi.json)`)
   const r = service.durable?.recovery
   if (r !== undefined) {

@@ -13,6 +13,7 @@ import type { NewEvent } from "./catalog.ts"
 import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
 import { HistoryStore } from "../store/history-db.ts"
 import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
+import { type ChainServices, type ChainServicesOptions, startChainServices } from "./chain-services.ts"
 import { Exchange, memoryJournal } from "./exchange.ts"
 
 export interface ServiceOptions {
@@ -34,6 +35,8 @@ export interface ServiceOptions {
   readonly verifier?: Verifier
   /** Milliseconds between history-store flushes (durable mode; default 1000); 0 flushes only at snapshots and close. */
   readonly historyFlushMs?: number
+  /** The deposit chain: starts the deposit service, the watcher and the payout worker. */
+  readonly chain?: ChainServicesOptions
 }
 
 export interface HistoryStartup {
@@ -57,6 +60,8 @@ export interface Service {
   /** The history store (durable mode): the current one, since a start-up rebuild replaces it. */
   history(): HistoryStore | null
   readonly historyStartup: HistoryStartup | null
+  /** Set when a chain was configured. */
+  readonly chainServices: ChainServices | null
   /** Writes every durable journal record's rows to the history store (durable mode). */
   flushHistory(): Promise<void>
   close(): Promise<void>
@@ -180,6 +185,8 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
   }
   const app = makeApp(ctx, opts.onError)
   const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })
+  const chainServices =
+    opts.chain === undefined ? null : await startChainServices(exchange, opts.nowMs, opts.chain, opts.onError ?? (() => {}))
   const intervalSec = opts.snapshotIntervalSec ?? 0
   const timer =
     durable !== null && intervalSec > 0
@@ -214,10 +221,12 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
     durable,
     history: () => opened?.store() ?? null,
     historyStartup: opened?.startup ?? null,
+    chainServices,
     flushHistory,
     close: async () => {
       if (timer !== null) clearInterval(timer)
       if (historyTimer !== null) clearInterval(historyTimer)
+      await chainServices?.close()
       await http.close()
       await ctx.verifier.close()
       if (durable === null || opened === null) return

@@ -35,7 +35,8 @@ const URL_LINE = /^twinbook API\s+(http:\/\/\S+?)\/v1\/markets/
 export const startChildServer = (opts: ChildServerOptions): Promise<ChildServer> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "NODE_OPTIONS" && !k.startsWith("VITEST")) env[k] = v
-  Object.assign(env, { PORT: "0", HOST: "127.0.0.1", DATA_DIR: opts.dataDir, NODE_ENV: "test" }, opts.env ?? {})
+  // CHAIN=off: a SIGKILLed child would orphan its embedded Anvil; these tests need no chain.
+  Object.assign(env, { PORT: "0", HOST: "127.0.0.1", DATA_DIR: opts.dataDir, NODE_ENV: "test", CHAIN: "off" }, opts.env ?? {})
   const child: ChildProcess = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env,

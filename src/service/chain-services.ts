@@ -1,0 +1,74 @@
+// The service's chain side, started beside the API when a Chain is configured:
+// the deposit service on its own port, the deposit watcher and the payout worker,
+// polled on a timer (the simulator calls `poll` itself instead).
+import { listen, type RunningServer } from "../api/node-server.ts"
+import { RateLimiter } from "../api/rate-limit.ts"
+import type { Chain } from "../chain/chain.ts"
+import { PayoutWorker } from "../chain/payouts.ts"
+import { DepositWatcher } from "../chain/watcher.ts"
+import { makeDepositApp } from "../deposit/app.ts"
+import type { Exchange } from "./exchange.ts"
+
+export interface ChainServicesOptions {
+  readonly chain: Chain
+  readonly host: string
+  /** The deposit service's port (DEPOSIT_PORT); 0 picks a free one. */
+  readonly depositPort: number
+  /** Blocks deep before a deposit credits; 0 on the embedded dev chain. */
+  readonly confirmations: number
+  /** Between polls of the watcher and the payout worker; 0 disables the timer. */
+  readonly pollMs: number
+  readonly minUsdgMicro: number
+  readonly maxPerTxMicro: number
+  readonly corsOrigins: ReadonlySet<string>
+}
+
+export interface ChainServices {
+  readonly deposit: RunningServer
+  readonly watcher: DepositWatcher
+  readonly payouts: PayoutWorker
+  /** One watcher pass and one payout pass. */
+  poll(): Promise<void>
+  close(): Promise<void>
+}
+
+export const startChainServices = async (
+  exchange: Exchange,
+  nowMs: () => number,
+  o: ChainServicesOptions,
+  onError: (err: unknown) => void
+): Promise<ChainServices> => {
+  const rules = { token: o.chain.info.token.toLowerCase(), minMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro }
+  const app = makeDepositApp(
+    { exchange, chain: o.chain, limiter: new RateLimiter(nowMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
+    onError
+  )
+  const deposit = await listen({ app, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs, corsOrigins: o.corsOrigins })
+  const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError })
+  const payouts = new PayoutWorker({ chain: o.chain, exchange })
+  // An RPC hiccup ends a pass early; the next one retries. Both passes always run.
+  const poll = async (): Promise<void> => {
+    await watcher.poll().catch(onError)
+    await payouts.poll().catch(onError)
+  }
+  let busy = false
+  const timer =
+    o.pollMs > 0
+      ? setInterval(() => {
+          if (busy) return
+          busy = true
+          void poll().finally(() => (busy = false))
+        }, o.pollMs)
+      : null
+  timer?.unref()
+  return {
+    deposit,
+    watcher,
+    payouts,
+    poll,
+    close: async () => {
+      if (timer !== null) clearInterval(timer)
+      await deposit.close()
+    }
+  }
+}
