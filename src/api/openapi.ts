@@ -2,6 +2,7 @@
 // requests, plus a self-contained docs page (no CDN: this service runs offline).
 import { JSONSchema, type Schema } from "effect"
 import {
+  BindingRequest,
   BuilderFeeRequest,
   CancelAllRequest,
   CancelRequest,
@@ -55,6 +56,7 @@ const OPS: Record<string, Op> = {
   "POST /v1/admin/lp": { summary: "Operator: open or close the LP surface", tag: "operator", body: SurfaceRequest, auth: "admin" },
   "POST /v1/admin/fees": { summary: "Operator: taker fees and maker rebate", tag: "operator", body: FeesRequest, auth: "admin" },
   "POST /v1/admin/builders/{user}": { summary: "Operator: a builder's fee_bps", tag: "operator", body: BuilderFeeRequest, auth: "admin" },
+  "POST /v1/admin/engine-binding": { summary: "Operator: the withdraw path's engine binding (up, unreachable, disabled)", tag: "operator", body: BindingRequest, auth: "admin" },
   "POST /v1/admin/credit": { summary: "Operator: development credit (DEV_CREDIT)", tag: "operator", body: CreditRequest, auth: "admin" },
   "GET /v1/openapi.json": { summary: "This document", tag: "meta" },
   "GET /v1/docs": { summary: "Human-readable API docs", tag: "meta" },

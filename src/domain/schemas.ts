@@ -108,6 +108,10 @@ export const WithdrawRequest = Schema.Struct({
   signature: Schema.String
 }).annotations({ identifier: "WithdrawRequest" })
 
+export const BindingRequest = Schema.Struct({
+  withdraw: Schema.Literal("up", "unreachable", "disabled")
+}).annotations({ identifier: "BindingRequest" })
+
 export const CreditRequest = Schema.Struct({
   user: Schema.String,
   amount_micro: Int.pipe(Schema.between(1, 1_000_000_000_000))

@@ -3,6 +3,7 @@
 import { isUserKey } from "../../auth/ed25519.ts"
 import { ApiError } from "../../domain/errors.ts"
 import {
+  BindingRequest,
   BuilderFeeRequest,
   CreateEventRequest,
   CreditRequest,
@@ -25,7 +26,8 @@ const decoders = {
   surface: decodeBody(SurfaceRequest, "invalid_shape"),
   fees: decodeBody(FeesRequest, "invalid_shape"),
   builder: decodeBody(BuilderFeeRequest, "invalid_shape"),
-  credit: decodeBody(CreditRequest, "invalid_shape")
+  credit: decodeBody(CreditRequest, "invalid_shape"),
+  binding: decodeBody(BindingRequest, "invalid_shape")
 }
 
 /** Submits an operator command; an engine rejection becomes the matching client error. */
@@ -117,6 +119,11 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
     if (existing === undefined) throw new ApiError("not_found", `no builder registered for ${user}`)
     await run(ctx, { type: "set_builder_fee", user, feeBps: body.fee_bps, enabled: body.enabled ?? existing.enabled })
     return { user, name: existing.name, api_key: existing.apiKey, fee_bps: existing.feeBps, enabled: existing.enabled }
+  }),
+  // Operational, not journaled: simulates the API losing its matching-service binding (SPEC 502/503).
+  admin("/v1/admin/engine-binding", async (ctx, raw) => {
+    ctx.binding.withdraw = decoders.binding(raw).withdraw
+    return { withdraw: ctx.binding.withdraw }
   }),
   admin("/v1/admin/credit", async (ctx, raw) => {
     if (!ctx.config.devCredit) throw new ApiError("not_found", "operator credit is disabled (DEV_CREDIT=false)")
