@@ -232,6 +232,11 @@ export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain,
       const operator = lower(privateKeyToAccount(key).address)
       yield* attempt("funding the operator", () => fundOnAnvil(anvil.rpcUrl, operator))
     }
+    // Only the deposit chain credits: refuse any other network outright.
+    const chainId = yield* attempt(`reading the chain id at ${url}`, () => createPublicClient({ transport: http(url), cacheTime: 0 }).getChainId())
+    if (chainId !== DEPOSIT_CHAIN_ID) {
+      return yield* Effect.fail(new ChainStartError({ message: `the chain at ${url} has chain id ${chainId}; twinbook's deposit chain is ${DEPOSIT_CHAIN_ID}` }))
+    }
     let info = config.info
     if (info === undefined) {
       const existing = config.rpcUrl === undefined ? yield* attempt("looking for a deployment", () => findDevDeployment(url, key)) : null

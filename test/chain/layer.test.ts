@@ -77,6 +77,15 @@ describe("liveChainLayer", () => {
     expect(await failure({ rpcUrl: "http://127.0.0.1:1", operatorKey: ANVIL_KEYS[1], info })).toMatch(/^ChainStartError: /)
   })
 
+  it("refuses a chain whose id is not the deposit chain's (4663)", async () => {
+    const other = await startAnvil({ chainId: 1 })
+    anvils.push(other)
+    ports.push(Number(new URL(other.rpcUrl).port))
+    const exit = await Effect.runPromiseExit(Effect.provide(ChainService, liveChainLayer({ rpcUrl: other.rpcUrl, operatorKey: ANVIL_KEYS[0] })))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "").toMatch(/chain id 1; twinbook's deposit chain is 4663/)
+  })
+
   it("with a state file the embedded chain and its deposit addresses survive a restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), "twinbook-anvil-state-"))
     dirs.push(dir)
