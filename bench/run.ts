@@ -9,7 +9,8 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   engine: async () => (await import("./engine.ts")).engineSuite,
   api: async () => (await import("./api.ts")).apiSuite,
   journal: async () => (await import("./journal.ts")).journalSuite,
-  history: async () => (await import("./history.ts")).historySuite
+  history: async () => (await import("./history.ts")).historySuite,
+  chain: async () => (await import("./chain.ts")).chainSuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`

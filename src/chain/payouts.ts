@@ -2,8 +2,14 @@
 // confirmation. Each payout carries its withdrawal id, which the vault pays at
 // most once, so re-sending after a crash or a lost reply can never pay twice;
 // before sending, the worker asks whether the id was already paid. A payout that
-// keeps reverting (e.g. an underfunded vault) is refunded after `maxAttempts`.
+// keeps reverting (e.g. an underfunded vault) is refunded after `maxAttempts`,
+// whether it reverts on chain or is refused before it is sent (a live chain
+// estimates gas first, so a payout that would revert never leaves). One failing
+// withdrawal never holds up the others: each is handled on its own, and the first
+// error is rethrown once the pass has been through them all.
+import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError } from "viem"
 import type { Exchange } from "../service/exchange.ts"
+import type { WithdrawalRecord } from "../service/withdrawals.ts"
 import type { Address, Chain, Hash } from "./chain.ts"
 
 /** The chain operations payouts need. */
@@ -39,54 +45,87 @@ export class PayoutWorker {
   }
 
   private async pass(): Promise<PayoutReport> {
-    const { chain, exchange } = this.o
-    let sent = 0
-    let confirmed = 0
-    let refunded = 0
-    for (const w of exchange.withdrawals.open()) {
-      const id = w.id as Hash
-      if (w.status === "pending") {
-        const already = await chain.paidOut(id)
-        const tx = already ?? (await chain.payout(w.recipient as Address, BigInt(w.amountMicro), id))
-        await exchange.submit({ type: "withdrawal_sent", id, txHash: tx }).durable
-        sent++
-        continue
-      }
-      const receipt = await chain.receipt(w.txHash as Hash)
-      if (receipt === null) {
-        // Unknown to the chain for too long (dropped): send again; the vault will not pay twice.
-        const polls = (this.unseen.get(id) ?? 0) + 1
-        this.unseen.set(id, polls)
-        if (polls >= (this.o.maxPendingPolls ?? 20)) {
-          this.unseen.delete(id)
-          const tx = (await chain.paidOut(id)) ?? (await chain.payout(w.recipient as Address, BigInt(w.amountMicro), id))
-          await exchange.submit({ type: "withdrawal_sent", id, txHash: tx }).durable
-        }
-        continue
-      }
-      this.unseen.delete(id)
-      if (receipt.status === "success") {
-        await exchange.submit({ type: "withdrawal_confirmed", id }).durable
-        confirmed++
-        continue
-      }
-      // Reverted: either an earlier send already paid this id, or the vault could not pay.
-      const paid = await chain.paidOut(id)
-      if (paid !== null) {
-        await exchange.submit({ type: "withdrawal_sent", id, txHash: paid }).durable
-        continue
-      }
-      const attempts = (this.reverts.get(id) ?? 0) + 1
-      this.reverts.set(id, attempts)
-      if (attempts >= (this.o.maxAttempts ?? 5)) {
-        this.reverts.delete(id)
-        await exchange.submit({ type: "withdrawal_refunded", id, reason: `payout reverted ${attempts} times` }).durable
-        refunded++
-      } else {
-        const tx = await chain.payout(w.recipient as Address, BigInt(w.amountMicro), id)
-        await exchange.submit({ type: "withdrawal_sent", id, txHash: tx }).durable
+    const report = { sent: 0, confirmed: 0, refunded: 0 }
+    let failure: { error: unknown } | null = null
+    for (const w of this.o.exchange.withdrawals.open()) {
+      try {
+        const outcome = await this.step(w)
+        if (outcome !== null) report[outcome]++
+      } catch (error) {
+        failure ??= { error }
       }
     }
-    return { sent, confirmed, refunded }
+    if (failure !== null) throw failure.error
+    return report
+  }
+
+  /** One withdrawal's turn: what happened to it, if anything worth counting. */
+  private async step(w: WithdrawalRecord): Promise<keyof PayoutReport | null> {
+    const { chain, exchange } = this.o
+    const id = w.id as Hash
+    if (w.status === "pending") {
+      const tx = (await chain.paidOut(id)) ?? (await this.send(w))
+      if (tx === null) return this.failedAttempt(w, false)
+      await exchange.submit({ type: "withdrawal_sent", id, txHash: tx }).durable
+      return "sent"
+    }
+    const receipt = await chain.receipt(w.txHash as Hash)
+    if (receipt === null) {
+      // Unknown to the chain for too long (dropped): send again; the vault will not pay twice.
+      const polls = (this.unseen.get(id) ?? 0) + 1
+      this.unseen.set(id, polls)
+      if (polls >= (this.o.maxPendingPolls ?? 20)) {
+        this.unseen.delete(id)
+        const tx = (await chain.paidOut(id)) ?? (await this.send(w))
+        if (tx === null) return this.failedAttempt(w, false)
+        await exchange.submit({ type: "withdrawal_sent", id, txHash: tx }).durable
+      }
+      return null
+    }
+    this.unseen.delete(id)
+    if (receipt.status === "success") {
+      await exchange.submit({ type: "withdrawal_confirmed", id }).durable
+      return "confirmed"
+    }
+    // Reverted: either an earlier send already paid this id, or the vault could not pay.
+    const paid = await chain.paidOut(id)
+    if (paid !== null) {
+      await exchange.submit({ type: "withdrawal_sent", id, txHash: paid }).durable
+      return null
+    }
+    return this.failedAttempt(w, true)
+  }
+
+  /**
+   * A payout that reverted on chain (`resend`: try again now) or was refused before sending:
+   * refunded once it has failed `maxAttempts` times. The caller has just seen the id unpaid.
+   */
+  private async failedAttempt(w: WithdrawalRecord, resend: boolean): Promise<keyof PayoutReport | null> {
+    const id = w.id as Hash
+    const attempts = (this.reverts.get(id) ?? 0) + 1
+    this.reverts.set(id, attempts)
+    if (attempts >= (this.o.maxAttempts ?? 5)) {
+      this.reverts.delete(id)
+      await this.o.exchange.submit({ type: "withdrawal_refunded", id, reason: `payout reverted ${attempts} times` }).durable
+      return "refunded"
+    }
+    if (!resend) return null
+    const tx = await this.send(w)
+    if (tx !== null) await this.o.exchange.submit({ type: "withdrawal_sent", id, txHash: tx }).durable
+    return null
+  }
+
+  /** Sends the payout; null when the chain refuses it because it would revert (nothing was sent). */
+  private async send(w: WithdrawalRecord): Promise<Hash | null> {
+    try {
+      return await this.o.chain.payout(w.recipient as Address, BigInt(w.amountMicro), w.id as Hash)
+    } catch (err) {
+      if (wouldRevert(err)) return null
+      throw err
+    }
   }
 }
+
+/** viem's refusal of a transaction whose simulation or gas estimate reverts: it was never broadcast. */
+const wouldRevert = (err: unknown): boolean =>
+  err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError) !== null

@@ -9,8 +9,8 @@
 //      into the vault and confirms them (the exchange credits linked wallets).
 // An RPC error ends the poll early; the next poll retries. Nothing is lost.
 import type { Exchange } from "../service/exchange.ts"
-import type { DepositRules } from "../service/deposits.ts"
-import type { Address, Chain, Hash } from "./chain.ts"
+import type { DepositRecord, DepositRules } from "../service/deposits.ts"
+import type { Address, Chain, Hash, TxReceipt } from "./chain.ts"
 
 export interface WatcherOptions {
   readonly chain: Chain
@@ -22,6 +22,8 @@ export interface WatcherOptions {
   readonly rescanBlocks?: number
   /** First block worth scanning (the deployment block of the factory). */
   readonly startBlock?: bigint
+  /** Polls a sent sweep may stay unknown to the chain (dropped, e.g. by a reorg) before it is re-sent. Default 20. */
+  readonly maxPendingPolls?: number
   readonly onError?: (err: unknown) => void
 }
 
@@ -34,7 +36,8 @@ export interface PollReport {
 
 export class DepositWatcher {
   private scannedThrough: bigint
-  private readonly sweeps = new Map<string, Hash>()
+  /** The latest sweep of each forwarder and token (`wallet:token`). */
+  private readonly sweeps = new Map<string, Sweep>()
   private polling: Promise<PollReport> | null = null
 
   constructor(private readonly o: WatcherOptions) {
@@ -78,6 +81,9 @@ export class DepositWatcher {
     }
     this.scannedThrough = head
 
+    // Receipts asked for in this pass: deposits sharing a sweep ask once.
+    const receipts = new Map<Hash, TxReceipt | null>()
+    const used = new Set<string>()
     for (const d of exchange.deposits.open()) {
       if (d.confirmed) continue
       if ((await chain.blockHash(BigInt(d.blockNumber))) !== d.blockHash) {
@@ -88,28 +94,41 @@ export class DepositWatcher {
       if (d.stage === "detected") await this.submit({ type: "deposit_confirming", key: d.key })
       const depth = head - BigInt(d.blockNumber) + 1n
       if (depth < BigInt(this.o.confirmations)) continue
-      if (await this.swept(d.wallet as Address, d.token as Address, d.key)) {
+      const sweepKey = `${d.wallet}:${d.token}`
+      used.add(sweepKey)
+      if (await this.swept(d, sweepKey, head, receipts)) {
         await this.submit({ type: "deposit_confirmed", key: d.key })
         confirmed++
       }
     }
+    for (const key of this.sweeps.keys()) if (!used.has(key)) this.sweeps.delete(key)
     return { head, detected, reorged, confirmed }
   }
 
   /**
-   * Sweeps the forwarder into the vault once per deposit; true once the sweep is mined.
-   * A sweep moves the whole balance, so several deposits to one address share one sweep.
+   * True once a sweep that moved `d`'s funds into the vault is mined. A sweep moves the forwarder's
+   * whole balance, so one sweep serves every deposit mined before it was sent (`head`): deposits
+   * to one address share it, and only a deposit mined later needs another. A sweep that reverts,
+   * or stays unknown to the chain for `maxPendingPolls` passes (a reorg dropped it), is replaced.
    */
-  private async swept(wallet: Address, token: Address, key: string): Promise<boolean> {
-    let tx = this.sweeps.get(key)
-    if (tx === undefined) {
-      tx = await this.o.chain.sweep(wallet, token)
-      this.sweeps.set(key, tx)
+  private async swept(d: DepositRecord, key: string, head: bigint, receipts: Map<Hash, TxReceipt | null>): Promise<boolean> {
+    let sweep = this.sweeps.get(key)
+    if (sweep === undefined || sweep.head < BigInt(d.blockNumber)) {
+      sweep = { tx: await this.o.chain.sweep(d.wallet as Address, d.token as Address), head, unseen: 0 }
+      this.sweeps.set(key, sweep)
     }
-    const receipt = await this.o.chain.receipt(tx)
+    let receipt = receipts.get(sweep.tx)
+    if (receipt === undefined || receipt === null) {
+      // Asked again while missing (it may be mined by now), but counted once per pass.
+      const first = receipt === undefined
+      receipt = await this.o.chain.receipt(sweep.tx)
+      receipts.set(sweep.tx, receipt)
+      // A second sweep is harmless: it moves whatever is left.
+      if (receipt === null && first && ++sweep.unseen >= (this.o.maxPendingPolls ?? 20)) this.sweeps.delete(key)
+    }
     if (receipt === null) return false
-    if (receipt.status === "reverted") {
-      this.sweeps.delete(key)
+    if (receipt.status === "reverted" || receipt.blockNumber <= BigInt(d.blockNumber)) {
+      if (this.sweeps.get(key) === sweep) this.sweeps.delete(key)
       return false
     }
     return true
@@ -118,4 +137,12 @@ export class DepositWatcher {
   private async submit(cmd: Parameters<Exchange["submit"]>[0]): Promise<void> {
     await this.o.exchange.submit(cmd).durable
   }
+}
+
+interface Sweep {
+  readonly tx: Hash
+  /** The head when it was sent: it moves every deposit mined up to there. */
+  readonly head: bigint
+  /** Passes it has had no receipt. */
+  unseen: number
 }

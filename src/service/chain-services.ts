@@ -46,10 +46,19 @@ export const startChainServices = async (
   const deposit = await listen({ app, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs, corsOrigins: o.corsOrigins })
   const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError })
   const payouts = new PayoutWorker({ chain: o.chain, exchange })
-  // An RPC hiccup ends a pass early; the next one retries. Both passes always run.
-  const poll = async (): Promise<void> => {
-    await watcher.poll().catch(onError)
-    await payouts.poll().catch(onError)
+  // An RPC hiccup ends a pass early; the next one retries. Both passes always run, unless the
+  // services are closing. `close` waits for passes in flight: the journal closes after them.
+  let closing = false
+  const inFlight = new Set<Promise<void>>()
+  const poll = (): Promise<void> => {
+    if (closing) return Promise.resolve()
+    const run = (async () => {
+      await watcher.poll().catch(onError)
+      if (!closing) await payouts.poll().catch(onError)
+    })()
+    inFlight.add(run)
+    void run.finally(() => inFlight.delete(run))
+    return run
   }
   let busy = false
   const timer =
@@ -68,7 +77,9 @@ export const startChainServices = async (
     poll,
     close: async () => {
       if (timer !== null) clearInterval(timer)
+      closing = true
       await deposit.close()
+      await Promise.all(inFlight)
     }
   }
 }

@@ -1,8 +1,8 @@
 // Deposit records inside the exchange: what the chain watcher has seen, journaled
 // as service commands so that every stage survives restarts and replays exactly.
 // Crediting is exactly once per (tx hash, log index); a reorg before crediting
-// un-detects; funds that cannot credit end in `error` with the reason and stay
-// in their forwarder (never swept), so nothing is silently lost.
+// un-detects; funds that cannot credit end in `error` with the reason and are
+// held for the operator (see depositProblem), so nothing is silently lost.
 
 export type DepositStage = "idle" | "detected" | "bridging" | "confirming" | "credited" | "error"
 
@@ -33,11 +33,17 @@ export interface DepositRules {
   readonly maxPerTxMicro: number
 }
 
-/** Why a detected transfer cannot credit, or null when it can. */
+/**
+ * Why a detected transfer cannot credit, or null when it can. Another token is never swept: it
+ * stays at the deposit address. Out-of-range USDG is not credited; it stays at the address until a
+ * later valid deposit's sweep (which moves the forwarder's whole balance) carries it into the
+ * vault. Either way the record keeps the amount and the reason for an operator refund.
+ */
 export const depositProblem = (d: { token: string; amountMicro: number }, rules: DepositRules): string | null => {
-  if (d.token !== rules.token) return `wrong token ${d.token}: only USDG (${rules.token}) credits; funds stay at the deposit address`
-  if (d.amountMicro < rules.minMicro) return `amount ${d.amountMicro} below the minimum ${rules.minMicro} micro; funds stay at the deposit address`
-  if (d.amountMicro > rules.maxPerTxMicro) return `amount ${d.amountMicro} above the per-transfer maximum ${rules.maxPerTxMicro} micro; funds stay at the deposit address`
+  if (d.token !== rules.token) return `wrong token ${d.token}: only USDG (${rules.token}) credits; not credited, the funds stay at the deposit address`
+  const held = "not credited; held for an operator refund (at the deposit address, or in the vault once a later deposit is swept)"
+  if (d.amountMicro < rules.minMicro) return `amount ${d.amountMicro} below the minimum ${rules.minMicro} micro; ${held}`
+  if (d.amountMicro > rules.maxPerTxMicro) return `amount ${d.amountMicro} above the per-transfer maximum ${rules.maxPerTxMicro} micro; ${held}`
   return null
 }
 

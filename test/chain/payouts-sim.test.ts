@@ -89,6 +89,24 @@ describe("withdrawals (sim chain)", () => {
     expect(held).toBe(exchange.engine.netDepositsMicro)
   })
 
+  it("one failing payout does not hold up the others in the pass", async () => {
+    const { chain, exchange, worker, step, available } = world()
+    const other = keyFromLabel("payout-user-2").user
+    const OTHER_WALLET = "0x5555555555555555555555555555555555555555" as Address
+    exchange.submit({ type: "link_wallet", user: other, wallet: OTHER_WALLET })
+    exchange.submit({ type: "credit", user: other, amountMicro: 5_000_000, ref: "seed-2" })
+    exchange.submit({ type: "withdraw", user, amountMicro: 1_000_000, withdrawNonce: 1, recipient: WALLET })
+    exchange.submit({ type: "withdraw", user: other, amountMicro: 2_000_000, withdrawNonce: 1, recipient: OTHER_WALLET })
+    chain.failNext("payout", "rpc down") // the first withdrawal's send fails
+    await expect(worker.poll()).rejects.toThrow(/rpc down/)
+    expect(withdrawalRows(exchange, user)[0]!.status).toBe("pending")
+    expect(withdrawalRows(exchange, other)[0]!.status).toBe("sent")
+    for (let i = 0; i < 3; i++) await step()
+    expect(chain.balance(chain.info.token, WALLET)).toBe(1_000_000n)
+    expect(chain.balance(chain.info.token, OTHER_WALLET)).toBe(2_000_000n)
+    expect(available()).toBe(19_000_000)
+  })
+
   it("pays only ids it has not paid: a repeated payout id reverts on chain", async () => {
     const { chain } = world()
     const id = `0x${"ab".repeat(32)}` as Hash

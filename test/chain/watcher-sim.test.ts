@@ -96,6 +96,44 @@ describe("deposit watcher (sim chain)", () => {
     expect(balance()).toBe(3_000_000)
   })
 
+  it("sends one sweep for deposits to an address that are ready together; a later deposit gets its own", async () => {
+    const { chain, exchange, step, fund, balance } = world(1)
+    const sweepTxs = () => {
+      let n = 0
+      for (let b = 0n; chain.block(b) !== null; b++) n += chain.block(b)!.txs.filter((m) => m.tx.kind === "sweep").length
+      return n + chain.pending().filter((tx) => tx.kind === "sweep").length
+    }
+    fund(1_000_000n)
+    fund(2_000_000n)
+    fund(3_000_000n)
+    for (let i = 0; i < 3; i++) await step()
+    expect(balance()).toBe(6_000_000)
+    expect(sweepTxs()).toBe(1)
+    fund(4_000_000n)
+    for (let i = 0; i < 3; i++) await step()
+    expect(balance()).toBe(10_000_000)
+    expect(sweepTxs()).toBe(2)
+    expect(chain.balance(chain.info.token, chain.info.vault)).toBe(10_000_000n)
+    expect(exchange.deposits.ofWallet(WALLET).map((d) => d.stage)).toEqual(["credited", "credited", "credited", "credited"])
+  })
+
+  it("sweeps again when a reorg drops its sweep, and then credits once", async () => {
+    const { chain, exchange, rules, step, fund, balance } = world(1)
+    const w = new DepositWatcher({ chain, exchange, confirmations: 1, rules, maxPendingPolls: 3 })
+    fund(2_000_000n)
+    chain.mine()
+    await w.poll() // 1 deep: the sweep is sent
+    chain.mine() // and mined
+    // A reorg keeps the deposit but drops the sweep: its receipt never comes.
+    expect(chain.reorg(1, { dropTx: (t) => t.kind === "sweep" })).toHaveLength(1)
+    for (let i = 0; i < 5; i++) await step(w)
+    expect(depositProgress(exchange, WALLET).stage).toBe("credited")
+    expect(balance()).toBe(2_000_000)
+    expect(chain.balance(chain.info.token, chain.info.vault)).toBe(2_000_000n)
+    for (let i = 0; i < 5; i++) await step(w)
+    expect(balance()).toBe(2_000_000)
+  })
+
   it("ends wrong tokens and out-of-range amounts in error with the reason and leaves the funds unswept", async () => {
     const { chain, exchange, address, step, fund, balance } = world(1)
     fund(5_000_000n, OTHER_TOKEN)
