@@ -14,6 +14,12 @@ const userParam = (params: Readonly<Record<string, string>>): string => {
 
 const noStore = { "cache-control": "no-store", "x-cache": "MISS" }
 
+/** The shared per-user list envelope `{ <name>, total, limit, offset }` over rows already newest first. */
+const pagedRows = (name: string, rows: ReadonlyArray<unknown>, query: URLSearchParams) => {
+  const { limit, offset } = pageParams(query)
+  return json(200, { [name]: rows.slice(offset, offset + limit), total: rows.length, limit, offset }, noStore)
+}
+
 export const accountRoutes: ReadonlyArray<Route<AppCtx>> = [
   {
     method: "GET",
@@ -46,19 +52,11 @@ export const accountRoutes: ReadonlyArray<Route<AppCtx>> = [
   {
     method: "GET",
     path: "/v1/deposits/all/:user",
-    handler: (ctx, req, params) => {
-      const rows = depositRows(ctx.exchange, userParam(params))
-      const { limit, offset } = pageParams(req.query)
-      return json(200, { deposits: rows.slice(offset, offset + limit), total: rows.length, limit, offset }, noStore)
-    }
+    handler: (ctx, req, params) => pagedRows("deposits", depositRows(ctx.exchange, userParam(params)), req.query)
   },
   {
     method: "GET",
     path: "/v1/withdrawals/all/:user",
-    handler: (ctx, req, params) => {
-      const rows = withdrawalRows(ctx.exchange, userParam(params))
-      const { limit, offset } = pageParams(req.query)
-      return json(200, { withdrawals: rows.slice(offset, offset + limit), total: rows.length, limit, offset }, noStore)
-    }
+    handler: (ctx, req, params) => pagedRows("withdrawals", withdrawalRows(ctx.exchange, userParam(params)), req.query)
   }
 ]
