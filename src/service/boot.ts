@@ -107,7 +107,7 @@ const openDurableWithHistory = async (
   const listen = (x: Exchange): void => {
     attached = true
     // Reads `store` when called: a start-up rebuild swaps it.
-    x.onApply((record, result) => store.record(record, result))
+    x.onApply((record, result) => store.record(record, result, x))
   }
   let durable: DurableExchange
   try {

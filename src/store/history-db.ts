@@ -16,10 +16,11 @@ import { dirname } from "node:path"
 import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from "@duckdb/node-api"
 import type { FillEvent } from "../engine/types.ts"
 import type { JournalRecord } from "../service/commands.ts"
-import type { ApplyResult } from "../service/exchange.ts"
+import type { ApplyResult, Exchange } from "../service/exchange.ts"
+import { type DepositRow, ledgerRows, type WithdrawalRow } from "./ledger-rows.ts"
 import { type Candle, INTERVALS, type Interval, type TradeRecord, tradeFromFill } from "../service/history.ts"
 
-export const HISTORY_SCHEMA_VERSION = 1
+export const HISTORY_SCHEMA_VERSION = 2
 
 /** A trade as stored: the TradeRecord, the journal seq that produced it, and the maker's side of the fill. */
 export interface TradeRow extends TradeRecord {
@@ -60,29 +61,49 @@ const SCHEMA = [
     taker_builder_fee BIGINT NOT NULL,
     maker_builder_fee BIGINT NOT NULL
   )`,
-  // SPEC §2 deposit row, keyed by the journal record that credited (or first saw) it.
+  // Deposits as a change log: one row per journal record that changed a deposit, with its
+  // state after that record (stage `reorged` when a reorg removed it). deposits_latest is the
+  // current state, in SPEC §2's row shape plus the key, stage and error.
   `CREATE TABLE IF NOT EXISTS deposits (
     seq BIGINT NOT NULL,
-    user VARCHAR NOT NULL,
+    time BIGINT NOT NULL,
+    deposit_key VARCHAR NOT NULL,
     tx_signature VARCHAR NOT NULL,
-    amount_micro BIGINT NOT NULL,
-    seen_at BIGINT NOT NULL,
-    credited_at BIGINT,
-    status VARCHAR NOT NULL
+    log_index INTEGER NOT NULL,
+    wallet VARCHAR,
+    user VARCHAR,
+    token VARCHAR,
+    amount_micro BIGINT,
+    stage VARCHAR NOT NULL,
+    error VARCHAR,
+    seen_at BIGINT,
+    credited_at BIGINT
   )`,
-  // SPEC §2 withdrawal row.
+  `CREATE OR REPLACE VIEW deposits_latest AS
+    SELECT deposit_key, tx_signature, log_index, wallet, user, token, amount_micro, seen_at, credited_at, stage,
+           CASE stage WHEN 'credited' THEN 'credited' WHEN 'error' THEN 'error' ELSE 'pending' END AS status, error, seq
+    FROM (SELECT *, row_number() OVER (PARTITION BY deposit_key ORDER BY seq DESC) AS rn FROM deposits)
+    WHERE rn = 1 AND stage <> 'reorged'`,
+  // Withdrawals as a change log, like deposits; withdrawals_latest in SPEC §2's row shape.
   `CREATE TABLE IF NOT EXISTS withdrawals (
     seq BIGINT NOT NULL,
+    time BIGINT NOT NULL,
+    id VARCHAR NOT NULL,
     user VARCHAR NOT NULL,
-    withdraw_nonce BIGINT NOT NULL,
     recipient VARCHAR NOT NULL,
     chain VARCHAR NOT NULL,
     amount_micro BIGINT NOT NULL,
+    withdraw_nonce BIGINT NOT NULL,
     status VARCHAR NOT NULL,
     tx_signature VARCHAR,
     created_at BIGINT NOT NULL,
-    confirmed_at BIGINT
+    confirmed_at BIGINT,
+    error VARCHAR
   )`,
+  `CREATE OR REPLACE VIEW withdrawals_latest AS
+    SELECT id, user, recipient, chain, amount_micro, withdraw_nonce, status, tx_signature, created_at, confirmed_at, error, seq
+    FROM (SELECT *, row_number() OVER (PARTITION BY id ORDER BY seq DESC) AS rn FROM withdrawals)
+    WHERE rn = 1`,
   // One row per maker per UTC day paid; the leaderboard (rank, maker, micro_usdc, score,
   // days_active) is an aggregate over these.
   `CREATE TABLE IF NOT EXISTS rewards (
@@ -125,6 +146,12 @@ function candleSelect(width: string, where: string, withMarket: boolean): string
 
 const TRADE_COLUMNS = "id, price, size, side, time, market_id, maker, taker, fee, builder_fee, outcome, yes_price, kind, maker_rebate"
 
+/** Appends a value or SQL NULL. */
+const nullable = <T>(app: { appendNull(): void }, value: T | null, append: (v: T) => void): void => {
+  if (value === null) app.appendNull()
+  else append(value)
+}
+
 const num = (v: DuckDBValue): number => (typeof v === "bigint" ? Number(v) : (v as number))
 const str = <T extends string>(v: DuckDBValue): T => v as T
 
@@ -158,6 +185,8 @@ export interface OpenReport {
 
 export class HistoryStore {
   private pending: PendingFill[] = []
+  private pendingDeposits: DepositRow[] = []
+  private pendingWithdrawals: WithdrawalRow[] = []
   private recorded: number
   private projected: number
   private failure: Error | null = null
@@ -185,6 +214,13 @@ export class HistoryStore {
     try {
       conn = await instance.connect()
       if (opts.readOnly !== true) {
+        // Version 1 files had deposits/withdrawals tables that were never written: replace them.
+        const old = await conn.runAndReadAll("SELECT 1 FROM information_schema.tables WHERE table_name = 'meta'")
+        if (old.getRows().length === 1 && num((await conn.runAndReadAll("SELECT schema_version FROM meta")).getRows()[0]![0]!) === 1) {
+          await conn.run("DROP TABLE IF EXISTS deposits")
+          await conn.run("DROP TABLE IF EXISTS withdrawals")
+          await conn.run(`UPDATE meta SET schema_version = ${HISTORY_SCHEMA_VERSION}`)
+        }
         for (const sql of SCHEMA) await conn.run(sql)
         await conn.run(`INSERT INTO meta SELECT 0, ${HISTORY_SCHEMA_VERSION} WHERE NOT EXISTS (SELECT 1 FROM meta)`)
       }
@@ -225,8 +261,11 @@ export class HistoryStore {
     return this.pending.length
   }
 
-  /** An `Exchange.onApply` listener: buffers the fills of a record not yet projected. */
-  record(record: JournalRecord, result: ApplyResult): void {
+  /**
+   * An `Exchange.onApply` listener: buffers the fills of a record not yet projected, and —
+   * given the exchange, read right after the record applied — its deposit and withdrawal rows.
+   */
+  record(record: JournalRecord, result: ApplyResult, exchange?: Exchange): void {
     if (record.seq <= this.recorded || this.failure !== null) return
     if (record.seq !== this.recorded + 1) {
       // A missed record would silently lose its trades: stop projecting; `flush` reports it.
@@ -235,6 +274,69 @@ export class HistoryStore {
     }
     this.recorded = record.seq
     for (const ev of result.events) if (ev.type === "fill") this.pending.push({ seq: record.seq, fill: ev })
+    if (exchange !== undefined) {
+      const rows = ledgerRows(record, exchange)
+      for (const d of rows.deposits) this.pendingDeposits.push(d)
+      for (const w of rows.withdrawals) this.pendingWithdrawals.push(w)
+    }
+  }
+
+  /** Appends buffered deposit and withdrawal rows through `target` (inside flush's transaction). */
+  private async appendLedgerRows(target: number): Promise<[number, number]> {
+    let nd = 0
+    while (nd < this.pendingDeposits.length && this.pendingDeposits[nd]!.seq <= target) nd++
+    let nw = 0
+    while (nw < this.pendingWithdrawals.length && this.pendingWithdrawals[nw]!.seq <= target) nw++
+    const big = (n: number | null) => (n === null ? null : BigInt(n))
+    if (nd > 0) {
+      const app = await this.conn.createAppender("deposits")
+      try {
+        for (const d of this.pendingDeposits.slice(0, nd)) {
+          app.appendBigInt(BigInt(d.seq))
+          app.appendBigInt(BigInt(d.time))
+          app.appendVarchar(d.depositKey)
+          app.appendVarchar(d.txSignature)
+          app.appendInteger(d.logIndex)
+          nullable(app, d.wallet, (v) => app.appendVarchar(v))
+          nullable(app, d.user, (v) => app.appendVarchar(v))
+          nullable(app, d.token, (v) => app.appendVarchar(v))
+          nullable(app, big(d.amountMicro), (v) => app.appendBigInt(v))
+          app.appendVarchar(d.stage)
+          nullable(app, d.error, (v) => app.appendVarchar(v))
+          nullable(app, big(d.seenAt), (v) => app.appendBigInt(v))
+          nullable(app, big(d.creditedAt), (v) => app.appendBigInt(v))
+          app.endRow()
+        }
+        app.flushSync()
+      } finally {
+        app.closeSync()
+      }
+    }
+    if (nw > 0) {
+      const app = await this.conn.createAppender("withdrawals")
+      try {
+        for (const w of this.pendingWithdrawals.slice(0, nw)) {
+          app.appendBigInt(BigInt(w.seq))
+          app.appendBigInt(BigInt(w.time))
+          app.appendVarchar(w.id)
+          app.appendVarchar(w.user)
+          app.appendVarchar(w.recipient)
+          app.appendVarchar("native")
+          app.appendBigInt(BigInt(w.amountMicro))
+          app.appendBigInt(BigInt(w.withdrawNonce))
+          app.appendVarchar(w.status)
+          nullable(app, w.txSignature, (v) => app.appendVarchar(v))
+          app.appendBigInt(BigInt(w.createdAt))
+          nullable(app, big(w.confirmedAt), (v) => app.appendBigInt(v))
+          nullable(app, w.error, (v) => app.appendVarchar(v))
+          app.endRow()
+        }
+        app.flushSync()
+      } finally {
+        app.closeSync()
+      }
+    }
+    return [nd, nw]
   }
 
   /**
@@ -287,8 +389,11 @@ export class HistoryStore {
             app.closeSync()
           }
         }
+        const [nd, nw] = await this.appendLedgerRows(target)
         await this.conn.run("UPDATE meta SET projected_seq = $1", [BigInt(target)])
         await this.conn.run("COMMIT")
+        this.pendingDeposits.splice(0, nd)
+        this.pendingWithdrawals.splice(0, nw)
       } catch (err) {
         await this.conn.run("ROLLBACK").catch(() => undefined)
         throw err

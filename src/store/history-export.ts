@@ -31,6 +31,8 @@ const sqlString = (s: string): string => `'${s.replaceAll("'", "''")}'`
 export const exportQueries = (): Array<{ name: string; sql: string }> => [
   { name: "trades", sql: "SELECT * FROM trades ORDER BY id" },
   { name: "fills", sql: "SELECT * FROM fills ORDER BY trade_id, role DESC" },
+  { name: "deposits", sql: "SELECT * FROM deposits_latest ORDER BY seq" },
+  { name: "withdrawals", sql: "SELECT * FROM withdrawals_latest ORDER BY seq" },
   ...Object.entries(INTERVALS).map(([name, width]) => ({ name: `candles_${name}`, sql: `SELECT * FROM candles(${width})` }))
 ]
 

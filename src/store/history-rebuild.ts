@@ -69,7 +69,7 @@ export const rebuildHistory = async (
     // Projection only: the rebuild needs no in-memory trade lists.
     exchange.history.seed([], Number.POSITIVE_INFINITY)
     exchange.onApply((record, result) => {
-      store.record(record, result)
+      store.record(record, result, exchange)
       for (const ev of result.events) if (ev.type === "fill") trades++
     })
     let done = 0

@@ -118,7 +118,9 @@ describe("export", () => {
     const store = await HistoryStore.open(path, { readOnly: true })
     const expected: Record<string, number> = {
       trades: Number((await store.run("SELECT count(*) FROM trades"))[0]![0]),
-      fills: Number((await store.run("SELECT count(*) FROM fills"))[0]![0])
+      fills: Number((await store.run("SELECT count(*) FROM fills"))[0]![0]),
+      deposits: Number((await store.run("SELECT count(*) FROM deposits_latest"))[0]![0]),
+      withdrawals: Number((await store.run("SELECT count(*) FROM withdrawals_latest"))[0]![0])
     }
     for (const [name, width] of Object.entries(INTERVALS)) expected[`candles_${name}`] = Number((await store.run(`SELECT count(*) FROM candles(${width})`))[0]![0])
     await store.close()
@@ -153,9 +155,9 @@ describe("export", () => {
     const r = script("export.ts", ["--format", "parquet", "--out", out], dir)
     expect(r.status).toBe(0)
     expect(r.stderr).toMatch(/running service holds .*exported a copy/)
-    expect(r.stdout).toMatch(/exported 6 parquet files through journal seq \d+/)
+    expect(r.stdout).toMatch(/exported 8 parquet files through journal seq \d+/)
     expect(readdirSync(out).sort()).toEqual(
-      ["candles_1d", "candles_1h", "candles_1m", "candles_5m", "fills", "trades"].map((n) => `${n}.parquet`)
+      ["candles_1d", "candles_1h", "candles_1m", "candles_5m", "deposits", "fills", "trades", "withdrawals"].map((n) => `${n}.parquet`)
     )
     await s.close()
 

@@ -1,0 +1,116 @@
+// Deposit and withdrawal rows for the history store: one row per journal record
+// that changed a deposit or a withdrawal, carrying its state right after that
+// record (read from the exchange inside its apply listener, so it is exact).
+import type { JournalRecord } from "../service/commands.ts"
+import type { DepositRecord } from "../service/deposits.ts"
+import type { Exchange } from "../service/exchange.ts"
+import { type WithdrawalRecord, withdrawalId } from "../service/withdrawals.ts"
+
+export interface DepositRow {
+  readonly seq: number
+  readonly time: number
+  readonly depositKey: string
+  readonly txSignature: string
+  readonly logIndex: number
+  readonly wallet: string | null
+  readonly user: string | null
+  readonly token: string | null
+  readonly amountMicro: number | null
+  /** The deposit's stage, or `reorged` when the record removed it. */
+  readonly stage: string
+  readonly error: string | null
+  readonly seenAt: number | null
+  readonly creditedAt: number | null
+}
+
+export interface WithdrawalRow {
+  readonly seq: number
+  readonly time: number
+  readonly id: string
+  readonly user: string
+  readonly recipient: string
+  readonly amountMicro: number
+  readonly withdrawNonce: number
+  readonly status: string
+  readonly txSignature: string | null
+  readonly createdAt: number
+  readonly confirmedAt: number | null
+  readonly error: string | null
+}
+
+const depositRow = (r: JournalRecord, d: DepositRecord): DepositRow => ({
+  seq: r.seq,
+  time: r.tsSec,
+  depositKey: d.key,
+  txSignature: d.txHash,
+  logIndex: Number(d.key.slice(d.key.lastIndexOf(":") + 1)),
+  wallet: d.wallet,
+  user: d.user,
+  token: d.token,
+  amountMicro: d.amountMicro,
+  stage: d.stage,
+  error: d.error,
+  seenAt: d.seenAtSec,
+  creditedAt: d.creditedAtSec
+})
+
+const withdrawalRow = (r: JournalRecord, w: WithdrawalRecord): WithdrawalRow => ({
+  seq: r.seq,
+  time: r.tsSec,
+  id: w.id,
+  user: w.user,
+  recipient: w.recipient,
+  amountMicro: w.amountMicro,
+  withdrawNonce: w.nonce,
+  status: w.status,
+  txSignature: w.txHash,
+  createdAt: w.createdAtSec,
+  confirmedAt: w.confirmedAtSec,
+  error: w.error
+})
+
+/** The rows a just-applied record produced (none for records that touch neither book). */
+export const ledgerRows = (r: JournalRecord, x: Exchange): { deposits: DepositRow[]; withdrawals: WithdrawalRow[] } => {
+  const deposits: DepositRow[] = []
+  const withdrawals: WithdrawalRow[] = []
+  const cmd = r.cmd
+  const deposit = (key: string): void => {
+    const d = x.deposits.byKey.get(key)
+    if (d !== undefined) deposits.push(depositRow(r, d))
+  }
+  const withdrawal = (id: string): void => {
+    const w = x.withdrawals.byId.get(id)
+    if (w !== undefined) withdrawals.push(withdrawalRow(r, w))
+  }
+  switch (cmd.type) {
+    case "deposit_detected":
+      deposit(`${cmd.txHash}:${cmd.logIndex}`)
+      break
+    case "deposit_confirming":
+    case "deposit_confirmed":
+      deposit(cmd.key)
+      break
+    case "deposit_reorged":
+      if (!x.deposits.byKey.has(cmd.key)) {
+        const at = cmd.key.lastIndexOf(":")
+        deposits.push({
+          seq: r.seq, time: r.tsSec, depositKey: cmd.key, txSignature: cmd.key.slice(0, at), logIndex: Number(cmd.key.slice(at + 1)),
+          wallet: null, user: null, token: null, amountMicro: null, stage: "reorged", error: null, seenAt: null, creditedAt: null
+        })
+      }
+      break
+    case "link_wallet":
+      // Deposits waiting for this link are credited by it.
+      for (const d of x.deposits.ofWallet(cmd.wallet)) if (d.creditedAtSec === r.tsSec && d.user === cmd.user) deposits.push(depositRow(r, d))
+      break
+    case "withdraw":
+      if (x.withdrawals.byId.get(withdrawalId(cmd.user, cmd.withdrawNonce))?.createdAtSec === r.tsSec) withdrawal(withdrawalId(cmd.user, cmd.withdrawNonce))
+      break
+    case "withdrawal_sent":
+    case "withdrawal_confirmed":
+    case "withdrawal_refunded":
+      withdrawal(cmd.id)
+      break
+  }
+  return { deposits, withdrawals }
+}
