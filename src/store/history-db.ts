@@ -17,7 +17,7 @@ import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement, ty
 import type { FillEvent } from "../engine/types.ts"
 import type { JournalRecord } from "../service/commands.ts"
 import type { ApplyResult, Exchange } from "../service/exchange.ts"
-import { type DepositRow, ledgerRows, type WithdrawalRow } from "./ledger-rows.ts"
+import { appendDepositRow, appendRows, appendWithdrawalRow, type DepositRow, ledgerRows, type WithdrawalRow } from "./ledger-rows.ts"
 import { type Candle, INTERVALS, type Interval, type TradeRecord, tradeFromFill } from "../service/history.ts"
 
 export const HISTORY_SCHEMA_VERSION = 2
@@ -145,12 +145,6 @@ function candleSelect(width: string, where: string, withMarket: boolean): string
 }
 
 const TRADE_COLUMNS = "id, price, size, side, time, market_id, maker, taker, fee, builder_fee, outcome, yes_price, kind, maker_rebate"
-
-/** Appends a value or SQL NULL. */
-const nullable = <T>(app: { appendNull(): void }, value: T | null, append: (v: T) => void): void => {
-  if (value === null) app.appendNull()
-  else append(value)
-}
 
 const num = (v: DuckDBValue): number => (typeof v === "bigint" ? Number(v) : (v as number))
 const str = <T extends string>(v: DuckDBValue): T => v as T
@@ -287,55 +281,8 @@ export class HistoryStore {
     while (nd < this.pendingDeposits.length && this.pendingDeposits[nd]!.seq <= target) nd++
     let nw = 0
     while (nw < this.pendingWithdrawals.length && this.pendingWithdrawals[nw]!.seq <= target) nw++
-    const big = (n: number | null) => (n === null ? null : BigInt(n))
-    if (nd > 0) {
-      const app = await this.conn.createAppender("deposits")
-      try {
-        for (const d of this.pendingDeposits.slice(0, nd)) {
-          app.appendBigInt(BigInt(d.seq))
-          app.appendBigInt(BigInt(d.time))
-          app.appendVarchar(d.depositKey)
-          app.appendVarchar(d.txSignature)
-          app.appendInteger(d.logIndex)
-          nullable(app, d.wallet, (v) => app.appendVarchar(v))
-          nullable(app, d.user, (v) => app.appendVarchar(v))
-          nullable(app, d.token, (v) => app.appendVarchar(v))
-          nullable(app, big(d.amountMicro), (v) => app.appendBigInt(v))
-          app.appendVarchar(d.stage)
-          nullable(app, d.error, (v) => app.appendVarchar(v))
-          nullable(app, big(d.seenAt), (v) => app.appendBigInt(v))
-          nullable(app, big(d.creditedAt), (v) => app.appendBigInt(v))
-          app.endRow()
-        }
-        app.flushSync()
-      } finally {
-        app.closeSync()
-      }
-    }
-    if (nw > 0) {
-      const app = await this.conn.createAppender("withdrawals")
-      try {
-        for (const w of this.pendingWithdrawals.slice(0, nw)) {
-          app.appendBigInt(BigInt(w.seq))
-          app.appendBigInt(BigInt(w.time))
-          app.appendVarchar(w.id)
-          app.appendVarchar(w.user)
-          app.appendVarchar(w.recipient)
-          app.appendVarchar("native")
-          app.appendBigInt(BigInt(w.amountMicro))
-          app.appendBigInt(BigInt(w.withdrawNonce))
-          app.appendVarchar(w.status)
-          nullable(app, w.txSignature, (v) => app.appendVarchar(v))
-          app.appendBigInt(BigInt(w.createdAt))
-          nullable(app, big(w.confirmedAt), (v) => app.appendBigInt(v))
-          nullable(app, w.error, (v) => app.appendVarchar(v))
-          app.endRow()
-        }
-        app.flushSync()
-      } finally {
-        app.closeSync()
-      }
-    }
+    if (nd > 0) await appendRows(this.conn, "deposits", this.pendingDeposits.slice(0, nd), appendDepositRow)
+    if (nw > 0) await appendRows(this.conn, "withdrawals", this.pendingWithdrawals.slice(0, nw), appendWithdrawalRow)
     return [nd, nw]
   }
 

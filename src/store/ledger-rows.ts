@@ -1,6 +1,7 @@
 // Deposit and withdrawal rows for the history store: one row per journal record
 // that changed a deposit or a withdrawal, carrying its state right after that
 // record (read from the exchange inside its apply listener, so it is exact).
+import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
 import type { JournalRecord } from "../service/commands.ts"
 import type { DepositRecord } from "../service/deposits.ts"
 import type { Exchange } from "../service/exchange.ts"
@@ -113,4 +114,59 @@ export const ledgerRows = (r: JournalRecord, x: Exchange): { deposits: DepositRo
       break
   }
   return { deposits, withdrawals }
+}
+
+/** Appends a value or SQL NULL. */
+const nullable = <T>(app: DuckDBAppender, value: T | null, append: (v: T) => void): void => {
+  if (value === null) app.appendNull()
+  else append(value)
+}
+const big = (n: number | null): bigint | null => (n === null ? null : BigInt(n))
+
+/** One `deposits` row, in the table's column order. */
+export const appendDepositRow = (app: DuckDBAppender, d: DepositRow): void => {
+  app.appendBigInt(BigInt(d.seq))
+  app.appendBigInt(BigInt(d.time))
+  app.appendVarchar(d.depositKey)
+  app.appendVarchar(d.txSignature)
+  app.appendInteger(d.logIndex)
+  nullable(app, d.wallet, (v) => app.appendVarchar(v))
+  nullable(app, d.user, (v) => app.appendVarchar(v))
+  nullable(app, d.token, (v) => app.appendVarchar(v))
+  nullable(app, big(d.amountMicro), (v) => app.appendBigInt(v))
+  app.appendVarchar(d.stage)
+  nullable(app, d.error, (v) => app.appendVarchar(v))
+  nullable(app, big(d.seenAt), (v) => app.appendBigInt(v))
+  nullable(app, big(d.creditedAt), (v) => app.appendBigInt(v))
+}
+
+/** One `withdrawals` row, in the table's column order. */
+export const appendWithdrawalRow = (app: DuckDBAppender, w: WithdrawalRow): void => {
+  app.appendBigInt(BigInt(w.seq))
+  app.appendBigInt(BigInt(w.time))
+  app.appendVarchar(w.id)
+  app.appendVarchar(w.user)
+  app.appendVarchar(w.recipient)
+  app.appendVarchar("native")
+  app.appendBigInt(BigInt(w.amountMicro))
+  app.appendBigInt(BigInt(w.withdrawNonce))
+  app.appendVarchar(w.status)
+  nullable(app, w.txSignature, (v) => app.appendVarchar(v))
+  app.appendBigInt(BigInt(w.createdAt))
+  nullable(app, big(w.confirmedAt), (v) => app.appendBigInt(v))
+  nullable(app, w.error, (v) => app.appendVarchar(v))
+}
+
+/** Bulk-appends rows to `table` with DuckDB's appender. */
+export const appendRows = async <R>(conn: DuckDBConnection, table: string, rows: ReadonlyArray<R>, append: (app: DuckDBAppender, row: R) => void): Promise<void> => {
+  const app = await conn.createAppender(table)
+  try {
+    for (const row of rows) {
+      append(app, row)
+      app.endRow()
+    }
+    app.flushSync()
+  } finally {
+    app.closeSync()
+  }
 }
