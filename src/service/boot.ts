@@ -2,7 +2,7 @@
 // node transport. Time comes in as `nowMs` (the Clock layer's reading), so
 // tests and the simulator drive it with a test clock. In durable mode the
 // journal, snapshots and the DuckDB history store live under `dataDir`.
-import { makeApp } from "../api/app.ts"
+import { type App, makeApp } from "../api/app.ts"
 import { EdgeCache } from "../api/cache.ts"
 import type { AppConfig, AppCtx } from "../api/context.ts"
 import { listen, type RunningServer } from "../api/node-server.ts"
@@ -148,6 +148,41 @@ const openDurableWithHistory = async (
   return { durable, store: () => store, startup: { ...opened, seededTrades, rebuilt } }
 }
 
+export interface CoreOptions {
+  readonly nowMs: () => number
+  readonly secret: Uint8Array
+  readonly config: AppConfig
+  readonly verifier?: Verifier
+  readonly onError?: (err: unknown) => void
+}
+
+/** The service without a transport: one exchange, its feed hub and the HTTP app. */
+export interface Core {
+  readonly hub: FeedHub
+  readonly ctx: AppCtx
+  readonly app: App
+}
+
+/**
+ * Wires the feed hub and the HTTP app around an exchange. Live, `startService` puts it
+ * behind node:http; the simulator calls the app and the hub directly. The caller sets the
+ * hub's flush scheduler (after journal sync live, a scheduler event in simulation).
+ */
+export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
+  const hub = new FeedHub(exchange, opts.nowMs)
+  const ctx: AppCtx = {
+    exchange,
+    nowMs: opts.nowMs,
+    secret: opts.secret,
+    config: opts.config,
+    limiter: new RateLimiter(opts.nowMs),
+    cache: new EdgeCache(opts.nowMs),
+    verifier: opts.verifier ?? inlineVerifier(),
+    binding: { withdraw: "up" }
+  }
+  return { hub, ctx, app: makeApp(ctx, opts.onError) }
+}
+
 export const startService = async (opts: ServiceOptions): Promise<Service> => {
   const onFatal =
     opts.onFatal ??
@@ -159,7 +194,7 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
   const durable = opened?.durable ?? null
   const exchange = durable?.exchange ?? new Exchange(opts.nowMs, memoryJournal())
   if (opts.catalog !== undefined) await loadCatalog(exchange, opts.catalog)
-  const hub = new FeedHub(exchange, opts.nowMs)
+  const { hub, ctx, app } = assembleCore(exchange, opts)
   let flushQueued = false
   hub.setFlushScheduler(() => {
     if (flushQueued) return
@@ -173,17 +208,6 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
       })
     )
   })
-  const ctx: AppCtx = {
-    exchange,
-    nowMs: opts.nowMs,
-    secret: opts.secret,
-    config: opts.config,
-    limiter: new RateLimiter(opts.nowMs),
-    cache: new EdgeCache(opts.nowMs),
-    verifier: opts.verifier ?? inlineVerifier(),
-    binding: { withdraw: "up" }
-  }
-  const app = makeApp(ctx, opts.onError)
   const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })
   const chainServices =
     opts.chain === undefined ? null : await startChainServices(exchange, opts.nowMs, opts.chain, opts.onError ?? (() => {}))

@@ -1,7 +1,7 @@
 // Linking a user key to its EVM wallet (an extension; docs/api.md "Wallet link"):
 // deposits to the wallet's deposit address credit the user, withdrawals go only to it.
-import { verifyMessage } from "viem"
 import { isUserKey, parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
+import { verifyEvmMessage } from "../../auth/evm.ts"
 import { walletLinkMessage } from "../../auth/messages.ts"
 import { normalizeAddress } from "../../chain/chain.ts"
 import { ApiError } from "../../domain/errors.ts"
@@ -30,7 +30,7 @@ export const walletRoutes: ReadonlyArray<Route<AppCtx>> = [
         throw new ApiError("invalid_signature_format", "signature: 64 bytes hex without 0x; evm_signature: 65 bytes 0x-hex")
       }
       const message = walletLinkMessage(body.user, wallet, body.timestamp)
-      const evmOk = await verifyMessage({ address: wallet, message, signature: body.evm_signature as `0x${string}` }).catch(() => false)
+      const evmOk = verifyEvmMessage(wallet, message, body.evm_signature)
       if (!verifyUser(body.user, Buffer.from(message, "utf8"), signature) || !evmOk) {
         throw new ApiError("invalid_signature", "both keys must sign the wallet-link message")
       }

@@ -1,0 +1,122 @@
+// The auditor: after every step it checks the whole state — the engine's ledger
+// invariants, money against the chain, every acknowledged order — and at the end
+// each agent's own view (HTTP acknowledgements, WebSocket frames) against the service.
+import { findViolations } from "../src/engine/invariants.ts"
+import type { Exchange } from "../src/service/exchange.ts"
+import { portfolioState } from "../src/service/views.ts"
+import type { Agent } from "./agents/agent.ts"
+import { ChainIndex } from "./chain-index.ts"
+import type { RunStats } from "./stats.ts"
+import type { World } from "./world.ts"
+
+interface AcceptedOrder {
+  readonly user: string
+  readonly marketId: string
+  readonly side: string
+  readonly outcome: string
+  readonly priceBps: number
+  readonly size: number
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+export class Auditor {
+  /** Every order the exchange accepted, by id, from the journal's results. */
+  private readonly accepted = new Map<number, AcceptedOrder>()
+  /** Money credited other than by deposits (operator credits, rewards). */
+  private otherCreditsMicro = 0
+  private readonly index: ChainIndex
+  fills = 0
+  volumeMicro = 0
+
+  constructor(
+    private readonly world: World,
+    private readonly stats: RunStats,
+    private readonly agents: ReadonlyArray<Agent>
+  ) {
+    this.index = new ChainIndex(world.chain)
+    world.onBoot((x) =>
+      x.onApply((record, result) => {
+        for (const ev of result.events) {
+          if (ev.type === "order_accepted" && record.cmd.type === "place_order") {
+            const o = record.cmd.order
+            this.accepted.set(ev.orderId, { user: o.user, marketId: o.marketId, side: o.side, outcome: o.outcome, priceBps: o.priceBps, size: o.size })
+          } else if (ev.type === "order_accepted" && record.cmd.type === "set_trading") {
+            // A queued order runs when trading reopens: find it by the engine's order record.
+            const order = x.engine.orders.get(ev.orderId)
+            if (order !== undefined) this.accepted.set(ev.orderId, { user: order.account.user, marketId: order.market.id, side: order.side, outcome: order.outcome, priceBps: order.priceBps, size: order.size })
+          } else if (ev.type === "fill") {
+            this.fills++
+            this.volumeMicro += ev.size * ev.yesPriceBps * 100
+          }
+        }
+        if (record.cmd.type === "credit" && result.events[0]?.type !== "rejected") this.otherCreditsMicro += record.cmd.amountMicro
+      })
+    )
+  }
+
+  /** The full check; each problem becomes a run failure naming the virtual time. */
+  check(): void {
+    if (this.world.down) return
+    this.stats.invariantChecks++
+    const x = this.world.exchange
+    const at = `t=${this.world.scheduler.nowSec()}`
+    for (const v of findViolations(x.engine)) this.stats.fail(`${at} invariant: ${v}`)
+    this.checkMoney(x, at)
+    this.checkAcked(at)
+  }
+
+  /** Ledger money = deposits credited − withdrawals debited (+ other credits); every credit is on the canonical chain; the vault covers it. */
+  private checkMoney(x: Exchange, at: string): void {
+    this.index.update()
+    let creditedMicro = 0
+    for (const d of x.deposits.byKey.values()) {
+      if (d.stage !== "credited") continue
+      creditedMicro += d.amountMicro
+      if (!this.index.txBlock.has(d.txHash)) this.stats.fail(`${at} deposit ${d.key} credited but its transfer is not on the canonical chain`)
+    }
+    let withdrawnMicro = 0
+    let owedOnChainMicro = 0
+    for (const w of x.withdrawals.byId.values()) {
+      const paid = this.index.payouts.has(w.id)
+      if (w.status !== "refunded") withdrawnMicro += w.amountMicro
+      if (w.status === "refunded" && paid) this.stats.fail(`${at} withdrawal ${w.id} refunded and also paid on chain`)
+      if (w.status === "confirmed" && !paid) this.stats.fail(`${at} withdrawal ${w.id} confirmed but not paid on the canonical chain`)
+      if ((w.status === "pending" || w.status === "sent") && !paid) owedOnChainMicro += w.amountMicro
+    }
+    const expected = creditedMicro - withdrawnMicro + this.otherCreditsMicro
+    if (x.engine.netDepositsMicro !== expected) {
+      this.stats.fail(`${at} money: ledger holds ${x.engine.netDepositsMicro} micro, deposits − withdrawals (+ credits) say ${expected}`)
+    }
+    const vaultMicro = Number(this.world.chain.balance(this.world.chain.info.token, this.world.chain.info.vault))
+    if (vaultMicro < x.engine.netDepositsMicro - this.otherCreditsMicro + owedOnChainMicro) {
+      this.stats.fail(`${at} solvency: vault holds ${vaultMicro} micro, owes ${x.engine.netDepositsMicro - this.otherCreditsMicro} + ${owedOnChainMicro} in flight`)
+    }
+  }
+
+  /** Every order an agent holds an acknowledgement for was accepted, as the agent sent it. */
+  private checkAcked(at: string): void {
+    for (const a of this.agents) {
+      for (const [id, o] of a.acked) {
+        const found = this.accepted.get(id)
+        if (found === undefined) this.stats.fail(`${at} ${a.name}: acknowledged order ${id} is unknown to the exchange`)
+        else if (found.user !== a.user || found.marketId !== o.marketId || found.side !== o.side || found.outcome !== o.outcome || found.priceBps !== o.price || found.size !== o.size) {
+          this.stats.fail(`${at} ${a.name}: acknowledged order ${id} differs from what the exchange accepted`)
+        }
+      }
+    }
+  }
+
+  /** After the drain: each connected agent's last portfolio frame equals the service's portfolio. */
+  checkViews(): void {
+    const x = this.world.exchange
+    for (const a of this.agents) {
+      if (a.ws === null || !a.ws.isOpen || a.portfolio === null) continue
+      if (!sameJson(a.portfolio, portfolioState(x, a.user))) this.stats.fail(`end: ${a.name}: its last portfolio frame differs from the service's portfolio`)
+    }
+  }
+
+  recovered(before: string, after: string): void {
+    if (before !== after) this.stats.fail(`t=${this.world.scheduler.nowSec()} crash recovery: state hash ${after.slice(0, 12)} differs from before the crash ${before.slice(0, 12)}`)
+  }
+}

@@ -1,0 +1,242 @@
+// Runs one scenario with one seed: builds the world, creates the markets, starts
+// the agents and the fault schedule, audits on a cadence, drains, checks every
+// agent's view, evaluates the expectations and returns the summary.
+import { exchangeHash } from "../src/service/exchange-snapshot.ts"
+import type { Exchange } from "../src/service/exchange.ts"
+import { Agent, type AgentEnv, type AgentParams, type SimMarket } from "./agents/agent.ts"
+import { CarelessClient, type Mistake, Spammer } from "./agents/hostile.ts"
+import { InformedTrader, MarketMaker, NoiseTrader } from "./agents/traders.ts"
+import { Auditor } from "./auditor.ts"
+import { scheduleFaults } from "./faults.ts"
+import { journalHash } from "./journal-log.ts"
+import { adminCall } from "./operator.ts"
+import type { AgentSpec, Scenario } from "./scenario.ts"
+import { RunStats } from "./stats.ts"
+import { Truth } from "./truth.ts"
+import { World } from "./world.ts"
+
+/** Virtual time after the end for in-flight requests, confirmations and payouts to settle. */
+export const DRAIN_SEC = 120
+
+export interface RunOptions {
+  /** Overrides the scenario's seed. */
+  readonly seed?: number
+  /** Overrides the scenario's duration (seconds), e.g. a shorter CI run. */
+  readonly durationSec?: number
+  /** Test-only: wraps each booted exchange, e.g. a planted bug the auditor must catch. */
+  readonly tamper?: (exchange: Exchange) => void
+  /** Called now and then with the fraction of virtual time done (0..1). */
+  readonly onProgress?: (fraction: number, virtualSec: number) => void
+  /** Wall-clock milliseconds, for the summary only (the run itself never reads it). */
+  readonly wallMs?: () => number
+}
+
+export interface Summary {
+  readonly scenario: string
+  readonly seed: number
+  readonly ok: boolean
+  readonly failures: ReadonlyArray<string>
+  readonly virtualSec: number
+  readonly wallMs: number | null
+  readonly events: number
+  readonly journalRecords: number
+  readonly requests: number
+  readonly responsesByStatus: Record<string, number>
+  readonly timeouts: number
+  readonly agents: number
+  readonly agentsOnboarded: number
+  readonly actions: number
+  readonly ordersSent: number
+  readonly ordersAcked: number
+  readonly ordersQueued: number
+  readonly fills: number
+  readonly volumeUsdc: number
+  readonly depositsCredited: number
+  readonly withdrawalsConfirmed: number
+  readonly withdrawalsRefunded: number
+  readonly badInputsSent: number
+  readonly wsFrames: number
+  readonly wsReconnects: number
+  readonly invariantChecks: number
+  readonly faultsInjected: number
+  readonly faults: ReadonlyArray<{ atSec: number; kind: string; detail: string }>
+  readonly errorCodes: Record<string, number>
+  readonly crashes: number
+  readonly journalHash: string
+  readonly stateHash: string
+  /** The run's journal, for writing a replay log. */
+  readonly records: ReadonlyArray<unknown>
+  readonly startSec: number
+}
+
+const agentParams = (s: AgentSpec): AgentParams => ({ depositUsdc: s.deposit_usdc, intervalSec: s.interval, withdrawPct: s.withdraw_pct, websocket: s.websocket })
+
+const makeAgents = (scenario: Scenario, env: AgentEnv): Agent[] => {
+  const agents: Agent[] = []
+  const rng = env.world.rng.fork("agents")
+  for (const [g, spec] of scenario.agents.entries()) {
+    const sharedIp = `10.99.${g}.1`
+    for (let i = 0; i < spec.count; i++) {
+      const name = `${spec.kind}-${g}-${i}`
+      const r = rng.fork(name)
+      const p = agentParams(spec)
+      switch (spec.kind) {
+        case "noise":
+          agents.push(new NoiseTrader(name, env, r, p, spec.max_size))
+          break
+        case "informed":
+          agents.push(new InformedTrader(name, env, r, p, spec.max_size, spec.edge_bps))
+          break
+        case "market_maker":
+          agents.push(new MarketMaker(name, env, r, p, { spreadBps: spec.spread_bps, size: spec.size, levels: spec.levels, marketsPerAgent: spec.markets_per_agent }))
+          break
+        case "careless":
+          agents.push(new CarelessClient(name, env, r, p, spec.mistakes as ReadonlyArray<Mistake>))
+          break
+        case "spammer":
+          agents.push(new Spammer(name, env, r, p, spec.burst, spec.share_ip ? sharedIp : undefined))
+          break
+      }
+    }
+  }
+  return agents
+}
+
+const createMarkets = async (world: World, count: number, startSec: number): Promise<SimMarket[]> => {
+  const markets: SimMarket[] = []
+  for (let i = 0; i < count; i++) {
+    const res = await adminCall(world, "/v1/events", {
+      question: `Simulated market ${i}: will it resolve YES?`,
+      category: "Culture",
+      slug: `sim-market-${i}`,
+      expiry: startSec + 365 * 86_400
+    })
+    markets.push({ index: i, id: JSON.parse(res.body).outcomes[0].market_id as string })
+  }
+  return markets
+}
+
+export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Promise<Summary> => {
+  const wall0 = opts.wallMs?.() ?? null
+  const seed = opts.seed ?? scenario.seed
+  const durationSec = opts.durationSec ?? scenario.duration
+  const startSec = scenario.start_time
+  const world = new World({
+    seed: `twinbook-sim:${seed}`,
+    startSec,
+    network: {
+      latencyMinMs: scenario.network.latency_ms[0],
+      latencyMaxMs: scenario.network.latency_ms[1],
+      dropPct: scenario.network.drop_pct,
+      responseDropPct: scenario.network.response_drop_pct,
+      timeoutMs: scenario.network.timeout * 1000
+    },
+    blockTimeSec: scenario.chain.block_time,
+    confirmations: scenario.chain.confirmations,
+    pollSec: scenario.chain.poll,
+    ...(opts.tamper === undefined ? {} : { tamper: opts.tamper })
+  })
+  const stats = new RunStats()
+  const markets = await createMarkets(world, scenario.markets.count, startSec)
+  const truth = new Truth(world.scheduler, world.rng.fork("truth"), markets.length, scenario.markets.initial_bps, scenario.markets.volatility)
+  const endMs = (startSec + durationSec) * 1000
+  const env: AgentEnv = { world, stats, markets, truth, stopAtMs: endMs }
+  const agents = makeAgents(scenario, env)
+  const auditor = new Auditor(world, stats, agents)
+  const resolved = new Set<string>()
+  scheduleFaults({ world, stats, rng: world.rng.fork("faults"), markets, truth, auditor, resolved }, { ...scenario, duration: durationSec })
+  world.scheduler.every(scenario.audit.every * 1000, () => auditor.check())
+  for (const a of agents) a.start()
+
+  const totalMs = (durationSec + DRAIN_SEC) * 1000
+  let lastReport = 0
+  await world.scheduler.run(endMs + DRAIN_SEC * 1000, (nowMs) => {
+    if (opts.onProgress !== undefined && world.scheduler.executed - lastReport >= 2_000) {
+      lastReport = world.scheduler.executed
+      opts.onProgress((nowMs - startSec * 1000) / totalMs, nowMs / 1000 - startSec)
+    }
+    // A failing run stops early: the first failures say what went wrong.
+    return stats.failures.length < 20
+  })
+  auditor.check()
+  auditor.checkViews()
+  for (const err of world.errors) stats.fail(`service error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
+  opts.onProgress?.(1, durationSec + DRAIN_SEC)
+
+  const x = world.exchange
+  const depositsCredited = [...x.deposits.byKey.values()].filter((d) => d.stage === "credited").length
+  const ws = [...x.withdrawals.byId.values()]
+  const byStatus: Record<string, number> = {}
+  for (const [status, n] of [...world.network.stats.byStatus].sort((a, b) => a[0] - b[0])) byStatus[String(status)] = n
+  const errorCodes: Record<string, number> = {}
+  for (const [code, n] of [...stats.errorCodes].sort((a, b) => a[0].localeCompare(b[0]))) errorCodes[code] = n
+  const base = {
+    fills: auditor.fills,
+    volumeUsdc: auditor.volumeMicro / 1e6,
+    depositsCredited,
+    withdrawalsConfirmed: ws.filter((w) => w.status === "confirmed").length,
+    ordersQueued: stats.ordersQueued,
+    redeemedMarkets: resolved.size
+  }
+  checkExpectations(scenario, base, byStatus, errorCodes, stats)
+  return {
+    scenario: scenario.name,
+    seed,
+    ok: stats.failures.length === 0,
+    failures: stats.failures,
+    virtualSec: world.scheduler.nowSec() - startSec,
+    wallMs: wall0 === null ? null : opts.wallMs!() - wall0,
+    events: world.scheduler.executed,
+    journalRecords: world.records.length,
+    requests: world.network.stats.requests,
+    responsesByStatus: byStatus,
+    timeouts: world.network.stats.timeouts,
+    agents: agents.length,
+    agentsOnboarded: stats.agentsOnboarded,
+    actions: stats.actions,
+    ordersSent: stats.ordersSent,
+    ordersAcked: stats.ordersAcked,
+    ordersQueued: stats.ordersQueued,
+    fills: base.fills,
+    volumeUsdc: base.volumeUsdc,
+    depositsCredited,
+    withdrawalsConfirmed: base.withdrawalsConfirmed,
+    withdrawalsRefunded: ws.filter((w) => w.status === "refunded").length,
+    badInputsSent: stats.badInputsSent,
+    wsFrames: stats.wsFrames,
+    wsReconnects: stats.wsReconnects,
+    invariantChecks: stats.invariantChecks,
+    faultsInjected: stats.faults.length,
+    faults: stats.faults,
+    errorCodes,
+    crashes: world.crashes,
+    journalHash: journalHash(world.records),
+    stateHash: exchangeHash(x),
+    records: world.records,
+    startSec
+  }
+}
+
+const checkExpectations = (
+  scenario: Scenario,
+  got: { fills: number; volumeUsdc: number; depositsCredited: number; withdrawalsConfirmed: number; ordersQueued: number; redeemedMarkets: number },
+  byStatus: Record<string, number>,
+  errorCodes: Record<string, number>,
+  stats: RunStats
+): void => {
+  const e = scenario.expect
+  const atLeast = (what: string, value: number, min: number | undefined): void => {
+    if (min !== undefined && value < min) stats.fail(`expect: ${what} ${value} < ${min}`)
+  }
+  atLeast("fills", got.fills, e.min_fills)
+  atLeast("volume_usdc", got.volumeUsdc, e.min_volume_usdc)
+  atLeast("deposits_credited", got.depositsCredited, e.min_deposits_credited)
+  atLeast("withdrawals_confirmed", got.withdrawalsConfirmed, e.min_withdrawals_confirmed)
+  atLeast("orders_queued", got.ordersQueued, e.min_orders_queued)
+  atLeast("redeemed_markets", got.redeemedMarkets, e.min_redeemed_markets)
+  for (const [status, min] of Object.entries(e.min_status ?? {})) atLeast(`responses with status ${status}`, byStatus[status] ?? 0, min)
+  // engine_unreachable's 502 is a designed answer during that fault, not a server error.
+  const fiveXx = Object.entries(byStatus).reduce((n, [s, c]) => n + (Number(s) >= 500 ? c : 0), 0) - (errorCodes.engine_unreachable ?? 0)
+  if (fiveXx > e.max_5xx) stats.fail(`expect: ${fiveXx} 5xx responses (max ${e.max_5xx})`)
+  for (const code of e.error_codes ?? []) if ((errorCodes[code] ?? 0) === 0) stats.fail(`expect: error code ${code} never seen`)
+}

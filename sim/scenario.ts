@@ -1,0 +1,202 @@
+// The scenario file format (docs/simulation.md): JSON, checked with Effect Schema.
+// A bad file fails with every problem listed as `path.to.field: what is wrong`.
+import { Either, ParseResult, Schema } from "effect"
+import { readFileSync } from "node:fs"
+
+const UNIT_SEC: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 }
+
+/** Seconds, as a number or a string such as "90s", "15m", "24h", "2d". */
+const Duration = Schema.transformOrFail(Schema.Union(Schema.Number, Schema.String), Schema.Number, {
+  strict: true,
+  decode: (value, _opts, ast) => {
+    if (typeof value === "number") {
+      return Number.isFinite(value) && value >= 0 ? ParseResult.succeed(value) : ParseResult.fail(new ParseResult.Type(ast, value, "a duration must be ≥ 0 seconds"))
+    }
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim())
+    if (m === null) return ParseResult.fail(new ParseResult.Type(ast, value, `expected a duration such as 30s, 15m, 24h (got ${JSON.stringify(value)})`))
+    return ParseResult.succeed(Number(m[1]) * UNIT_SEC[m[2]!]!)
+  },
+  encode: (sec) => ParseResult.succeed(sec)
+})
+
+const Int = (min: number, max: number) => Schema.Int.pipe(Schema.between(min, max))
+const Pct = Schema.Number.pipe(Schema.between(0, 100))
+const Usdc = Schema.Number.pipe(Schema.between(0, 1_000_000_000))
+
+const AgentCommon = {
+  count: Int(1, 100_000),
+  /** USDG each agent deposits through the chain at start. */
+  deposit_usdc: Schema.optionalWith(Usdc, { default: () => 1_000 }),
+  /** Mean time between the agent's actions (exponential inter-arrival). */
+  interval: Schema.optionalWith(Duration, { default: () => 60 }),
+  /** Chance per action of withdrawing part of the balance instead of trading. */
+  withdraw_pct: Schema.optionalWith(Pct, { default: () => 0 }),
+  /** Subscribes to its portfolio channel and checks frames against its own view. */
+  websocket: Schema.optionalWith(Schema.Boolean, { default: () => true })
+}
+
+const Noise = Schema.Struct({ kind: Schema.Literal("noise"), ...AgentCommon, max_size: Schema.optionalWith(Int(1, 1_000_000), { default: () => 50 }) })
+const Informed = Schema.Struct({
+  kind: Schema.Literal("informed"),
+  ...AgentCommon,
+  max_size: Schema.optionalWith(Int(1, 1_000_000), { default: () => 100 }),
+  /** Trades only when the book is mispriced by more than this against the hidden true probability. */
+  edge_bps: Schema.optionalWith(Int(0, 5_000), { default: () => 200 })
+})
+const MarketMaker = Schema.Struct({
+  kind: Schema.Literal("market_maker"),
+  ...AgentCommon,
+  spread_bps: Schema.optionalWith(Int(2, 5_000), { default: () => 200 }),
+  size: Schema.optionalWith(Int(1, 1_000_000), { default: () => 100 }),
+  levels: Schema.optionalWith(Int(1, 10), { default: () => 2 }),
+  markets_per_agent: Schema.optionalWith(Int(1, 500), { default: () => 5 })
+})
+const Careless = Schema.Struct({
+  kind: Schema.Literal("careless"),
+  ...AgentCommon,
+  /** Kinds of bad input to send; all by default. */
+  mistakes: Schema.optionalWith(Schema.Array(Schema.Literal("stale_timestamp", "reused_nonce", "malformed_body", "wrong_signature", "bad_price", "unknown_market", "overspend", "no_session")), {
+    default: () => ["stale_timestamp", "reused_nonce", "malformed_body", "wrong_signature", "bad_price", "unknown_market", "overspend", "no_session"] as const
+  })
+})
+const Spammer = Schema.Struct({
+  kind: Schema.Literal("spammer"),
+  ...AgentCommon,
+  /** Requests in one burst; bursts follow `interval`. */
+  burst: Schema.optionalWith(Int(1, 10_000), { default: () => 200 }),
+  /** How many spammers share one IP (per-IP limits). */
+  share_ip: Schema.optionalWith(Schema.Boolean, { default: () => true })
+})
+export const AgentSpec = Schema.Union(Noise, Informed, MarketMaker, Careless, Spammer)
+export type AgentSpec = typeof AgentSpec.Type
+
+const Window = { at: Duration, duration: Schema.optionalWith(Duration, { default: () => 0 }) }
+const FaultSpec = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("trading_pause"), ...Window }),
+  Schema.Struct({ kind: Schema.Literal("engine_unreachable"), ...Window }),
+  Schema.Struct({ kind: Schema.Literal("market_halt"), ...Window, market: Int(0, 10_000) }),
+  Schema.Struct({
+    kind: Schema.Literal("market_resolve"),
+    at: Duration,
+    market: Int(0, 10_000),
+    /** `truth`: the outcome the hidden probability path ends nearer to. */
+    winner: Schema.optionalWith(Schema.Literal("yes", "no", "truth"), { default: () => "truth" as const })
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("rpc_errors"),
+    ...Window,
+    rate_pct: Pct,
+    methods: Schema.optionalWith(Schema.Array(Schema.Literal("head", "blockHash", "transfersTo", "sweep", "payout", "receipt", "balanceOf")), {
+      default: () => ["head", "transfersTo", "sweep", "payout", "receipt"] as const
+    })
+  }),
+  Schema.Struct({ kind: Schema.Literal("reorg"), at: Duration, depth: Int(1, 64) }),
+  Schema.Struct({ kind: Schema.Literal("ws_disconnect"), at: Duration, fraction_pct: Schema.optionalWith(Pct, { default: () => 100 }) }),
+  Schema.Struct({ kind: Schema.Literal("crash"), at: Duration, down: Schema.optionalWith(Duration, { default: () => 5 }) }),
+  Schema.Struct({ kind: Schema.Literal("network"), ...Window, latency_ms: Schema.optional(Schema.Tuple(Int(0, 60_000), Int(0, 60_000))), drop_pct: Schema.optional(Pct) })
+)
+export type FaultSpec = typeof FaultSpec.Type
+
+/** Random faults: a kind drawn at exponential intervals with the given mean. */
+const RandomFaults = Schema.Struct({
+  every: Duration,
+  kinds: Schema.Array(Schema.Literal("trading_pause", "engine_unreachable", "rpc_errors", "reorg", "ws_disconnect", "crash")),
+  duration: Schema.optionalWith(Duration, { default: () => 60 })
+})
+
+export const Scenario = Schema.Struct({
+  name: Schema.String.pipe(Schema.minLength(1)),
+  description: Schema.optionalWith(Schema.String, { default: () => "" }),
+  seed: Schema.optionalWith(Schema.Int, { default: () => 1 }),
+  duration: Duration,
+  /** Unix seconds at which virtual time starts (default 2026-01-01T00:00:00Z). */
+  start_time: Schema.optionalWith(Schema.Int, { default: () => 1_767_225_600 }),
+  markets: Schema.Struct({
+    count: Int(1, 1_000),
+    /** Hidden true probability at start: uniform in [lo, hi] bps. */
+    initial_bps: Schema.optionalWith(Schema.Tuple(Int(100, 9_900), Int(100, 9_900)), { default: () => [2_000, 8_000] as const }),
+    /** Volatility of the hidden probability (logit units per √hour). */
+    volatility: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 10)), { default: () => 0.1 })
+  }),
+  agents: Schema.Array(AgentSpec).pipe(Schema.minItems(1)),
+  network: Schema.optionalWith(
+    Schema.Struct({
+      latency_ms: Schema.optionalWith(Schema.Tuple(Int(0, 60_000), Int(0, 60_000)), { default: () => [1, 20] as const }),
+      drop_pct: Schema.optionalWith(Pct, { default: () => 0 }),
+      response_drop_pct: Schema.optionalWith(Pct, { default: () => 0 }),
+      timeout: Schema.optionalWith(Duration, { default: () => 5 })
+    }),
+    { default: () => ({ latency_ms: [1, 20] as const, drop_pct: 0, response_drop_pct: 0, timeout: 5 }) }
+  ),
+  chain: Schema.optionalWith(
+    Schema.Struct({
+      block_time: Schema.optionalWith(Duration, { default: () => 2 }),
+      confirmations: Schema.optionalWith(Int(0, 64), { default: () => 2 }),
+      poll: Schema.optionalWith(Duration, { default: () => 2 })
+    }),
+    { default: () => ({ block_time: 2, confirmations: 2, poll: 2 }) }
+  ),
+  faults: Schema.optionalWith(Schema.Array(FaultSpec), { default: () => [] }),
+  random_faults: Schema.optional(RandomFaults),
+  /** How often the auditor checks the whole state (plus once at the end). */
+  audit: Schema.optionalWith(Schema.Struct({ every: Schema.optionalWith(Duration, { default: () => 10 }) }), { default: () => ({ every: 10 }) }),
+  expect: Schema.optionalWith(
+    Schema.Struct({
+      min_fills: Schema.optional(Schema.Int),
+      min_volume_usdc: Schema.optional(Schema.Number),
+      min_deposits_credited: Schema.optional(Schema.Int),
+      min_withdrawals_confirmed: Schema.optional(Schema.Int),
+      min_orders_queued: Schema.optional(Schema.Int),
+      min_redeemed_markets: Schema.optional(Schema.Int),
+      /** e.g. { "429": 10 }: at least that many responses with the status. */
+      min_status: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Int })),
+      /** 5xx responses allowed (default 0; engine_unreachable's 502 is counted separately). */
+      max_5xx: Schema.optionalWith(Schema.Int, { default: () => 0 }),
+      /** Error codes that must appear at least once. */
+      error_codes: Schema.optional(Schema.Array(Schema.String))
+    }),
+    { default: () => ({ max_5xx: 0 }) }
+  )
+})
+export type Scenario = typeof Scenario.Type
+
+export class ScenarioError extends Error {
+  override readonly name = "ScenarioError"
+}
+
+const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((acc, k) => (typeof k === "number" ? `${acc}[${k}]` : acc === "" ? String(k) : `${acc}.${String(k)}`), "")
+
+/** Decodes a parsed scenario; throws ScenarioError listing each bad field. */
+export const decodeScenario = (value: unknown, source = "scenario"): Scenario => {
+  const result = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)
+  if (Either.isRight(result)) {
+    const s = result.right
+    for (const [i, f] of s.faults.entries()) {
+      if ((f.kind === "market_halt" || f.kind === "market_resolve") && f.market >= s.markets.count) {
+        throw new ScenarioError(`${source}: faults[${i}].market: ${f.market} is out of range (markets.count is ${s.markets.count})`)
+      }
+      if (f.at > s.duration) throw new ScenarioError(`${source}: faults[${i}].at: ${f.at} s is after the end of the run (${s.duration} s)`)
+    }
+    return s
+  }
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left)
+  const lines = issues.map((i) => `  ${pathOf(i.path) || "(root)"}: ${i.message}`)
+  throw new ScenarioError(`${source} is not a valid scenario:\n${lines.join("\n")}`)
+}
+
+export const loadScenario = (path: string): Scenario => {
+  let text: string
+  try {
+    text = readFileSync(path, "utf8")
+  } catch (err) {
+    throw new ScenarioError(`cannot read ${path}: ${(err as Error).message}`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    throw new ScenarioError(`${path} is not valid JSON: ${(err as Error).message}`)
+  }
+  return decodeScenario(value, path)
+}

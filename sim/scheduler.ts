@@ -1,0 +1,131 @@
+// The discrete-event scheduler: the simulation's only clock. Virtual time moves
+// only when the next event is taken, so a simulated day runs as fast as its events
+// allow and nothing waits on the wall clock. Events at the same instant run in the
+// order they were scheduled; between events every promise continuation the last one
+// started runs to completion (a setImmediate turn drains the microtask queue), so
+// async service code sees the virtual time of the event that started it.
+
+interface Timer {
+  readonly atMs: number
+  readonly order: number
+  readonly run: () => void
+  cancelled: boolean
+}
+
+/** A cancellable handle for a scheduled event. */
+export interface Scheduled {
+  cancel(): void
+}
+
+export class Scheduler {
+  private heap: Timer[] = []
+  private order = 0
+  private nowMsValue: number
+  /** Events run so far. */
+  executed = 0
+
+  constructor(startMs: number) {
+    this.nowMsValue = startMs
+  }
+
+  nowMs(): number {
+    return this.nowMsValue
+  }
+
+  nowSec(): number {
+    return Math.floor(this.nowMsValue / 1000)
+  }
+
+  get pending(): number {
+    return this.heap.length
+  }
+
+  /** Runs `fn` at virtual time `atMs` (not before now). */
+  at(atMs: number, fn: () => void): Scheduled {
+    const t: Timer = { atMs: Math.max(Math.round(atMs), this.nowMsValue), order: this.order++, run: fn, cancelled: false }
+    this.push(t)
+    return { cancel: () => void (t.cancelled = true) }
+  }
+
+  after(delayMs: number, fn: () => void): Scheduled {
+    return this.at(this.nowMsValue + Math.max(0, delayMs), fn)
+  }
+
+  /** Resolves after `delayMs` of virtual time. */
+  sleep(delayMs: number): Promise<void> {
+    return new Promise((resolve) => this.after(delayMs, resolve))
+  }
+
+  /** Calls `fn` every `periodMs` from `firstMs` until cancelled. */
+  every(periodMs: number, fn: () => void, firstMs = this.nowMsValue + periodMs): Scheduled {
+    let cancelled = false
+    let next: Scheduled
+    const tick = (): void => {
+      if (cancelled) return
+      fn()
+      next = this.after(periodMs, tick)
+    }
+    next = this.at(firstMs, tick)
+    return {
+      cancel: () => {
+        cancelled = true
+        next.cancel()
+      }
+    }
+  }
+
+  /**
+   * Runs events in time order until none is left at or before `untilMs`, then sets the
+   * clock to `untilMs`. `onStep(nowMs)` runs after each event's work has settled;
+   * returning false stops the run early.
+   */
+  async run(untilMs: number, onStep?: (nowMs: number) => boolean | void): Promise<void> {
+    for (;;) {
+      const t = this.heap[0]
+      if (t === undefined || t.atMs > untilMs) break
+      this.pop()
+      if (t.cancelled) continue
+      this.nowMsValue = t.atMs
+      t.run()
+      this.executed++
+      await drain()
+      if (onStep !== undefined && onStep(this.nowMsValue) === false) return
+    }
+    if (untilMs > this.nowMsValue) this.nowMsValue = untilMs
+  }
+
+  private push(t: Timer): void {
+    const h = this.heap
+    h.push(t)
+    let i = h.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!before(t, h[parent]!)) break
+      h[i] = h[parent]!
+      i = parent
+    }
+    h[i] = t
+  }
+
+  private pop(): void {
+    const h = this.heap
+    const last = h.pop()!
+    if (h.length === 0) return
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= h.length) break
+      const r = l + 1
+      const c = r < h.length && before(h[r]!, h[l]!) ? r : l
+      if (!before(h[c]!, last)) break
+      h[i] = h[c]!
+      i = c
+    }
+    h[i] = last
+  }
+}
+
+const before = (a: Timer, b: Timer): boolean => a.atMs < b.atMs || (a.atMs === b.atMs && a.order < b.order)
+
+/** One macrotask turn: every pending microtask (promise continuation) runs first. */
+const drain = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
