@@ -36,6 +36,7 @@ const program = Effect.gen(function* () {
   const secureCookies = yield* Config.boolean("SECURE_COOKIES").pipe(Config.withDefault(false))
   const dailyBudgetMicro = yield* Config.integer("REWARDS_DAILY_BUDGET_MICRO").pipe(Config.withDefault(1_000_000_000))
   const bandSpreadBpsMax = yield* Config.integer("REWARDS_BAND_SPREAD_BPS_MAX").pipe(Config.withDefault(300))
+  const minSizeContracts = yield* Config.integer("REWARDS_MIN_SIZE_CONTRACTS").pipe(Config.withDefault(10))
   const verifyWorkers = yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1))
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
   const chainMode = yield* Config.literal("embedded", "off")("CHAIN").pipe(Config.withDefault("embedded" as const))
@@ -93,7 +94,7 @@ const program = Effect.gen(function* () {
           corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),
           secureCookies,
           devCredit,
-          rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40 }
+          rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts }
         },
         onError: (err) => console.error("internal error:", err)
       })

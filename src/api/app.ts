@@ -9,8 +9,10 @@ import { metaRoutes } from "./openapi.ts"
 import { accountRoutes } from "./routes/account.ts"
 import { adminRoutes } from "./routes/admin.ts"
 import { feeRoutes } from "./routes/fees.ts"
+import { lpBotRoutes } from "./routes/lp-bot.ts"
 import { marketRoutes } from "./routes/markets.ts"
 import { orderRoutes } from "./routes/orders.ts"
+import { rewardsRoutes } from "./routes/rewards.ts"
 import { sessionRoutes } from "./routes/session.ts"
 import { walletRoutes } from "./routes/wallet.ts"
 import { withdrawRoutes } from "./routes/withdraw.ts"
@@ -18,7 +20,7 @@ import { withdrawRoutes } from "./routes/withdraw.ts"
 export type App = (req: HttpRequest) => Promise<HttpResponse>
 
 export const makeRouter = (): Router<AppCtx> =>
-  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes)
+  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...rewardsRoutes, ...lpBotRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes)
 
 /**
  * Serves a router as an App: CORS preflight and headers from the Origin allow-list,

@@ -4,6 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { Verifier } from "../auth/verifier.ts"
+import type { RewardsParams } from "../service/commands.ts"
 import type { Exchange } from "../service/exchange.ts"
 import type { EdgeCache } from "./cache.ts"
 import type { HttpRequest } from "./http.ts"
@@ -13,7 +14,19 @@ export interface RewardsConfig {
   readonly dailyBudgetMicro: number
   readonly bandSpreadBpsMax: number
   readonly perWalletCapPct: number
+  /** Orders smaller than this score nothing (docs/rewards.md §1-2); default 10 contracts. */
+  readonly minSizeContracts?: number
 }
+
+export const DEFAULT_REWARDS_MIN_SIZE_CONTRACTS = 10
+
+/** The rewards configuration as the exchange journals it (every field explicit). */
+export const rewardsParams = (c: RewardsConfig): RewardsParams => ({
+  dailyBudgetMicro: c.dailyBudgetMicro,
+  bandSpreadBpsMax: c.bandSpreadBpsMax,
+  perWalletCapPct: c.perWalletCapPct,
+  minSizeContracts: c.minSizeContracts ?? DEFAULT_REWARDS_MIN_SIZE_CONTRACTS
+})
 
 export interface AppConfig {
   readonly adminToken: string

@@ -49,5 +49,7 @@ export class RateLimiter {
 export const LIMITS = {
   walletOrders: { name: "wallet_orders", limit: 50, windowSec: 60 },
   ipOrders: { name: "ip_orders", limit: 600, windowSec: 60 },
-  ipAdmin: { name: "ip_admin", limit: 60, windowSec: 60 }
+  ipAdmin: { name: "ip_admin", limit: 60, windowSec: 60 },
+  /** Extension: /v1/lp-bot/* (SPEC §8 sets none), like the order routes' per-IP bucket. */
+  ipLp: { name: "ip_lp", limit: 600, windowSec: 60 }
 } as const satisfies Record<string, BucketSpec>

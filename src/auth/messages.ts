@@ -49,3 +49,30 @@ export const orderMessage = (o: OrderMessageFields): Buffer => {
   buf.writeBigUInt64LE(BigInt(o.nonce), 82)
   return buf
 }
+
+/** ASCII prefix of the LP delegation message; the version ends it so a v2 layout can never verify as v1. */
+export const DELEGATION_PREFIX = "twinbook-lp-delegation-v1"
+
+export interface DelegationFields {
+  readonly user: string
+  readonly sessionPub: string
+  readonly scope: string
+  readonly expiresAtUnix: number
+  readonly nonce: number
+}
+
+/**
+ * The LP delegation message (SPEC §5.9; layout: docs/api.md "LP bot"), signed by the user key:
+ *   "twinbook-lp-delegation-v1" (25 bytes ASCII) ‖ user public key (32) ‖ session public key (32)
+ *   ‖ scope length (u8) ‖ scope (ASCII) ‖ expires_at_unix (u64 BE) ‖ nonce (u64 BE)
+ * 112 bytes for scope "orders". Fixed-width keys and a length-prefixed scope make it unambiguous.
+ */
+export const delegationMessage = (d: DelegationFields): Buffer => {
+  const scope = Buffer.from(d.scope, "ascii")
+  if (scope.length > 255) throw new RangeError("scope longer than 255 bytes")
+  const head = Buffer.from(DELEGATION_PREFIX, "ascii")
+  const tail = Buffer.alloc(16)
+  tail.writeBigUInt64BE(BigInt(d.expiresAtUnix), 0)
+  tail.writeBigUInt64BE(BigInt(d.nonce), 8)
+  return Buffer.concat([head, Buffer.from(bs58.decode(d.user)), Buffer.from(bs58.decode(d.sessionPub)), Buffer.from([scope.length]), scope, tail])
+}

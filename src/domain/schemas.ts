@@ -20,7 +20,9 @@ export const OrderRequest = Schema.Struct({
   signature: Schema.String,
   nonce: Nonce,
   builder_api_key: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
-  stp: Schema.optional(Schema.Literal("cancel_resting", "cancel_taking", "cancel_both"))
+  stp: Schema.optional(Schema.Literal("cancel_resting", "cancel_taking", "cancel_both")),
+  /** Extension: signed by this delegated LP session key of `user` (the server-managed bot) instead of the user key. */
+  session_pub: Schema.optional(Schema.String)
 }).annotations({ identifier: "OrderRequest" })
 
 export const CancelRequest = Schema.Struct({
@@ -116,6 +118,37 @@ export const CreditRequest = Schema.Struct({
   user: Schema.String,
   amount_micro: Int.pipe(Schema.between(1, 1_000_000_000_000))
 }).annotations({ identifier: "CreditRequest" })
+
+/** `scope` is checked by the route (scope_missing / scope_forbidden), so it is loosely typed here. */
+export const LpSessionNewRequest = Schema.Struct({
+  user: Schema.String,
+  expires_in_secs: Int,
+  scope: Schema.optional(Schema.Unknown)
+}).annotations({ identifier: "LpSessionNewRequest" })
+
+export const LpDelegateRequest = Schema.Struct({
+  user: Schema.String,
+  session_pub: Schema.String,
+  expires_at_unix: Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER)),
+  nonce: Nonce,
+  /** The user key's Ed25519 signature over message_bytes_hex (docs/api.md "LP bot"), hex without 0x. */
+  signature: Schema.String,
+  scope: Schema.optional(Schema.Unknown)
+}).annotations({ identifier: "LpDelegateRequest" })
+
+export const LpStartRequest = Schema.Struct({
+  user: Schema.String,
+  session_pub: Schema.String,
+  /** 1..20 market ids or slugs; checked by the route so the error names the bad element. */
+  markets: Schema.Unknown,
+  /** The wire spec of src/lp/strategy-spec.ts (docs/lp.md "Wire form"). */
+  strategy: Schema.Unknown
+}).annotations({ identifier: "LpStartRequest" })
+
+export const LpStopRequest = Schema.Struct({
+  user: Schema.String,
+  revoke_session: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "LpStopRequest" })
 
 /** Decodes a body or throws the given 400 code with a short description of the first problem. */
 export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode) => {

@@ -11,6 +11,7 @@ import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { FeedHub } from "../feed/hub.ts"
 import type { NewEvent } from "./catalog.ts"
 import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
+import { LpBotRunner } from "../lp/bot-runner.ts"
 import { HistoryStore } from "../store/history-db.ts"
 import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
 import { type ChainServices, type ChainServicesOptions, startChainServices } from "./chain-services.ts"
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   readonly historyFlushMs?: number
   /** The deposit chain: starts the deposit service, the watcher and the payout worker. */
   readonly chain?: ChainServicesOptions
+  /** Milliseconds between LP-bot runner ticks (default 1000); 0 leaves ticking to the caller. */
+  readonly lpTickMs?: number
 }
 
 export interface HistoryStartup {
@@ -62,6 +65,8 @@ export interface Service {
   readonly historyStartup: HistoryStartup | null
   /** Set when a chain was configured. */
   readonly chainServices: ChainServices | null
+  /** Server-managed LP bots and the rewards payout, ticked by a timer (`lpTickMs`). */
+  readonly lpBots: LpBotRunner
   /** Writes every durable journal record's rows to the history store (durable mode). */
   flushHistory(): Promise<void>
   close(): Promise<void>
@@ -161,6 +166,8 @@ export interface Core {
   readonly hub: FeedHub
   readonly ctx: AppCtx
   readonly app: App
+  /** No timer inside: the caller ticks it (a timer live, the scheduler in simulation). */
+  readonly lpBots: LpBotRunner
 }
 
 /**
@@ -180,7 +187,7 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
     verifier: opts.verifier ?? inlineVerifier(),
     binding: { withdraw: "up" }
   }
-  return { hub, ctx, app: makeApp(ctx, opts.onError) }
+  return { hub, ctx, app: makeApp(ctx, opts.onError), lpBots: new LpBotRunner(ctx, opts.onError) }
 }
 
 export const startService = async (opts: ServiceOptions): Promise<Service> => {
@@ -194,7 +201,7 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
   const durable = opened?.durable ?? null
   const exchange = durable?.exchange ?? new Exchange(opts.nowMs, memoryJournal())
   if (opts.catalog !== undefined) await loadCatalog(exchange, opts.catalog)
-  const { hub, ctx, app } = assembleCore(exchange, opts)
+  const { hub, ctx, app, lpBots } = assembleCore(exchange, opts)
   let flushQueued = false
   hub.setFlushScheduler(() => {
     if (flushQueued) return
@@ -217,6 +224,9 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
       ? setInterval(() => void durable.snapshot().catch((err) => opts.onError?.(err)), intervalSec * 1000)
       : null
   timer?.unref()
+  const lpTickMs = opts.lpTickMs ?? 1000
+  const lpTimer = lpTickMs > 0 ? setInterval(() => void lpBots.tick(opts.nowMs()).catch((err) => opts.onError?.(err)), lpTickMs) : null
+  lpTimer?.unref()
   // The store takes records only once the journal holds them: capture the seq, sync, flush through it.
   const flushHistory = async (): Promise<void> => {
     if (durable === null || opened === null) return
@@ -246,10 +256,13 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
     history: () => opened?.store() ?? null,
     historyStartup: opened?.startup ?? null,
     chainServices,
+    lpBots,
     flushHistory,
     close: async () => {
       if (timer !== null) clearInterval(timer)
       if (historyTimer !== null) clearInterval(historyTimer)
+      if (lpTimer !== null) clearInterval(lpTimer)
+      await lpBots.idle()
       await chainServices?.close()
       await http.close()
       await ctx.verifier.close()

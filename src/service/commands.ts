@@ -4,6 +4,7 @@
 import type { Outcome, PlaceOrder } from "../engine/types.ts"
 import type { NewEvent } from "./catalog.ts"
 import type { DepositRules } from "./deposits.ts"
+import type { StopReason, StrategyState } from "../lp/strategy.ts"
 
 export type TradingState = "open" | "closed" | "paused"
 export type LpState = "open" | "closed"
@@ -11,8 +12,19 @@ export type LpState = "open" | "closed"
 /** An order as the service journals it: the engine's placement without its stamp. */
 export type OrderBody = Omit<PlaceOrder, "type" | "seq" | "tsSec">
 
+/** Knobs of the daily LP pool, journaled so accrual never depends on the process's configuration. */
+export interface RewardsParams {
+  readonly dailyBudgetMicro: number
+  readonly bandSpreadBpsMax: number
+  readonly perWalletCapPct: number
+  readonly minSizeContracts: number
+}
+
+export type LpStopReason = "user" | "replaced" | "session_expired" | "session_revoked"
+
 export type ServiceCommand =
-  | { readonly type: "place_order"; readonly order: OrderBody }
+  /** `viaSession`: the order was signed by this delegated LP session key (a bot order). */
+  | { readonly type: "place_order"; readonly order: OrderBody; readonly viaSession?: string }
   | { readonly type: "cancel_order"; readonly user: string; readonly orderId: number }
   | { readonly type: "cancel_all"; readonly user: string; readonly marketId?: string }
   | { readonly type: "credit"; readonly user: string; readonly amountMicro: number; readonly ref: string }
@@ -51,6 +63,26 @@ export type ServiceCommand =
   | { readonly type: "withdrawal_refunded"; readonly id: string; readonly reason: string }
   /** A deposit address the watcher must follow; `wallet` and `address` are lowercase. */
   | { readonly type: "watch_address"; readonly wallet: string; readonly address: string }
+  /** A server-generated LP session key (public half only; the secret is re-derived from `counter`). */
+  | { readonly type: "lp_session_new"; readonly user: string; readonly sessionPub: string; readonly counter: number; readonly expiresAtSec: number }
+  /** The user's signature over the delegation message verified: the session may place orders until `expiresAtSec`. */
+  | { readonly type: "lp_delegate"; readonly user: string; readonly sessionPub: string; readonly expiresAtSec: number; readonly nonce: number }
+  /** Starts (or replaces) the user's server-managed bot; `strategy` is the canonical wire spec. */
+  | { readonly type: "lp_start"; readonly user: string; readonly sessionPub: string; readonly marketIds: ReadonlyArray<string>; readonly strategy: Readonly<Record<string, string | number>> }
+  | { readonly type: "lp_stop"; readonly user: string; readonly revokeSession: boolean; readonly reason: LpStopReason }
+  /** A bot's acting decision in one market: cancels its orders there and records the strategy state. */
+  | {
+      readonly type: "lp_bot_step"
+      readonly user: string
+      readonly startedSeq: number
+      readonly marketId: string
+      readonly decision: "quote" | "pause" | "stop"
+      readonly stopReason?: StopReason
+      readonly state: StrategyState
+    }
+  | { readonly type: "set_rewards_config"; readonly config: RewardsParams }
+  /** Pays a closed UTC day (days since the epoch) of the LP pool, exactly once. */
+  | { readonly type: "pay_rewards"; readonly day: number }
 
 export interface JournalRecord {
   readonly seq: number

@@ -6,6 +6,8 @@ import { createHash } from "node:crypto"
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "../engine/snapshot.ts"
 import type { EventRecord } from "./catalog.ts"
 import type { DepositRecord } from "./deposits.ts"
+import { LpBook, type LpBookJson } from "./lp-book.ts"
+import { RewardsBook, type RewardsBookJson } from "./rewards-book.ts"
 import type { WithdrawalRecord } from "./withdrawals.ts"
 import type { LpState, OrderBody, TradingState } from "./commands.ts"
 import { type BuilderRecord, Exchange, type JournalSink } from "./exchange.ts"
@@ -29,6 +31,10 @@ export interface ExchangeSnapshot {
   /** Deposit records in the order they were seen. */
   readonly deposits?: ReadonlyArray<DepositRecord>
   readonly withdrawals?: ReadonlyArray<WithdrawalRecord>
+  /** LP sessions, delegations and bots. Absent in snapshots written before the LP bot. */
+  readonly lpBots?: LpBookJson
+  /** The LP pool's accrual, paid days and totals. */
+  readonly rewards?: RewardsBookJson
 }
 
 export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
@@ -44,7 +50,9 @@ export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
   wallets: [...x.walletOfUser.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
   watched: [...x.watched.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
   deposits: [...x.deposits.byKey.values()].map((d) => ({ ...d })),
-  withdrawals: [...x.withdrawals.byId.values()].map((w) => ({ ...w }))
+  withdrawals: [...x.withdrawals.byId.values()].map((w) => ({ ...w })),
+  lpBots: x.lpBook.toJSON(),
+  rewards: x.rewards.toJSON()
 })
 
 export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journal: JournalSink): Exchange => {
@@ -66,6 +74,8 @@ export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journa
   for (const [address, wallet] of s.watched ?? []) x.watched.set(address, wallet)
   for (const d of s.deposits ?? []) x.deposits.add({ ...d })
   for (const w of s.withdrawals ?? []) x.withdrawals.add({ ...w })
+  x.lpBook = LpBook.fromJSON(s.lpBots)
+  x.rewards = RewardsBook.fromJSON(s.rewards)
   x.lastSeq = s.seq
   x.tsSec = s.tsSec
   return x

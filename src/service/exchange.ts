@@ -8,6 +8,8 @@ import { Catalog, type EventRecord } from "./catalog.ts"
 import type { JournalRecord, LpState, OrderBody, ServiceCommand, TradingState } from "./commands.ts"
 import { DepositBook, type DepositRecord, depositProblem } from "./deposits.ts"
 import { History, tradeFromFill } from "./history.ts"
+import { LpBook, type LpRefusal } from "./lp-book.ts"
+import { type PaidDay, RewardsBook } from "./rewards-book.ts"
 import { WithdrawalBook, withdrawalId } from "./withdrawals.ts"
 
 export interface BuilderRecord {
@@ -21,10 +23,12 @@ export interface BuilderRecord {
 export interface ApplyResult {
   readonly events: EngineEvent[]
   /** Set when the command was refused before reaching the engine. */
-  readonly refused?: "trading_disabled" | "event_exists" | "unknown_builder" | "wallet_already_linked" | "wallet_taken"
+  readonly refused?: "trading_disabled" | "event_exists" | "unknown_builder" | "wallet_already_linked" | "wallet_taken" | LpRefusal | "not_payable"
   /** Position in the pause queue when a placement was queued. */
   readonly queuedAt?: number
   readonly event?: EventRecord
+  /** Set by a `pay_rewards` that paid its day. */
+  readonly paid?: PaidDay
 }
 
 export type Listener = (record: JournalRecord, result: ApplyResult) => void
@@ -62,6 +66,10 @@ export class Exchange {
   readonly watched = new Map<string, string>()
   readonly deposits = new DepositBook()
   readonly withdrawals = new WithdrawalBook()
+  /** LP sessions, delegations and server-managed bots. Replaced only when restoring. */
+  lpBook = new LpBook()
+  /** The daily LP pool's accrual and payouts. Replaced only when restoring. */
+  rewards = new RewardsBook()
   lastSeq = 0
   tsSec = 0
   private readonly listeners: Listener[] = []
@@ -90,6 +98,8 @@ export class Exchange {
     if (record.seq !== this.lastSeq + 1) throw new Error(`journal gap: record ${record.seq} after ${this.lastSeq}`)
     this.lastSeq = record.seq
     this.tsSec = record.tsSec
+    // The books stood still since the previous record: sample the minutes in between first.
+    this.rewards.advance(record.tsSec, this.engine)
     const result = this.dispatch(record.cmd)
     for (const l of this.listeners) l(record, result)
     return result
@@ -100,6 +110,11 @@ export class Exchange {
     return user === undefined ? undefined : this.builders.get(user)
   }
 
+  /** For the LP book: a bot's order cancelled inside the command being applied. */
+  cancelOrder(user: string, orderId: number, into: EngineEvent[]): void {
+    this.engineApply({ type: "cancel_order", user, orderId }, into)
+  }
+
   private engineApply(cmd: DistributiveOmit<EngineCommand, "seq" | "tsSec">, into: EngineEvent[]): EngineEvent[] {
     const events = this.engine.apply({ ...cmd, seq: this.engine.lastSeq + 1, tsSec: this.tsSec } as EngineCommand)
     for (const ev of events) {
@@ -107,6 +122,7 @@ export class Exchange {
         const trade = tradeFromFill(ev)
         // `lastSeq` is the record being applied; the history skips records it was seeded with.
         this.history.record(trade, this.lastSeq)
+        this.lpBook.onFill(ev)
         const found = this.catalog.market(ev.marketId)
         if (found !== undefined) found.event.volume += trade.size * trade.price * 100
       }
@@ -119,12 +135,24 @@ export class Exchange {
     const events: EngineEvent[] = []
     switch (cmd.type) {
       case "place_order": {
-        if (this.trading === "closed") return { events, refused: "trading_disabled" }
+        // Bot orders never queue: a quote placed after a pause would be stale when it ran.
+        if (this.trading === "closed" || (this.trading === "paused" && cmd.viaSession !== undefined)) return { events, refused: "trading_disabled" }
         if (this.trading === "paused") {
           this.queue.push(cmd.order)
           return { events, queuedAt: this.queue.length }
         }
+        if (cmd.viaSession === undefined) {
+          this.placeOrder(cmd.order, events)
+          return { events }
+        }
+        // Session keys are the server's own (never handed out): their orders are bot orders,
+        // accepted only while that bot runs, so a stop journaled first always wins.
+        if (this.lpBook.runningBot(cmd.order.user)?.sessionPub !== cmd.viaSession) return { events, refused: "stale_bot" }
         this.placeOrder(cmd.order, events)
+        const first = events[0]
+        if (first?.type === "order_accepted" && this.engine.orders.get(first.orderId) !== undefined) {
+          this.lpBook.trackOrder(first.user, cmd.viaSession, first.marketId, first.orderId)
+        }
         return { events }
       }
       case "cancel_order":
@@ -299,6 +327,23 @@ export class Exchange {
       case "watch_address":
         this.watched.set(cmd.address, cmd.wallet)
         return { events }
+      case "lp_session_new":
+      case "lp_delegate":
+      case "lp_start":
+      case "lp_stop":
+      case "lp_bot_step": {
+        const refused = this.lpBook.apply(cmd, this, events)
+        return refused === null ? { events } : { events, refused }
+      }
+      case "set_rewards_config":
+        this.rewards.setConfig(cmd.config, this.tsSec)
+        return { events }
+      case "pay_rewards": {
+        const paid = this.rewards.pay(cmd.day, this.tsSec, (user, amountMicro, ref) =>
+          this.engineApply({ type: "credit", user, amountMicro, ref }, events)[0]?.type === "credited"
+        )
+        return paid === null ? { events, refused: "not_payable" } : { events, paid }
+      }
     }
   }
 

@@ -22,19 +22,24 @@ export interface TestServer {
   /** A registered client credited with `amountMicro` through the operator API. */
   funded(label: string, amountMicro?: number): Promise<ApiClient>
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>
+  /** One LP-bot runner pass (bots, rewards config and payouts) at the test clock's time. */
+  tick(): ReturnType<Service["lpBots"]["tick"]>
   /** Market ids of the demo catalogue by slug. */
   market(slug: string): string
   close(): Promise<void>
 }
 
-export const startTestServer = async (opts: { catalog?: boolean } = {}): Promise<TestServer> => {
-  const clock = { nowMs: T0_MS }
+export const startTestServer = async (opts: { catalog?: boolean; dataDir?: string; startMs?: number } = {}): Promise<TestServer> => {
+  const clock = { nowMs: opts.startMs ?? T0_MS }
   const service = await startService({
     host: "127.0.0.1",
     port: 0,
     nowMs: () => clock.nowMs,
     secret: new Uint8Array(32).fill(7),
     ...(opts.catalog === false ? {} : { catalog: demoCatalog() }),
+    ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
+    // Tests tick the LP-bot runner themselves (`t.tick()`), on the test clock.
+    lpTickMs: 0,
     config: {
       adminToken: ADMIN_TOKEN,
       corsOrigins: new Set([ALLOWED_ORIGIN]),
@@ -75,6 +80,7 @@ export const startTestServer = async (opts: { catalog?: boolean } = {}): Promise
       const text = await res.text()
       return { status: res.status, body: text === "" ? null : JSON.parse(text) }
     },
+    tick: () => service.lpBots.tick(clock.nowMs),
     market: (slug) => {
       const found = service.exchange.catalog.market(slug)
       if (found === undefined) throw new Error(`no demo market ${slug}`)

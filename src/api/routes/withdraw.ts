@@ -26,13 +26,16 @@ export const withdrawRoutes: ReadonlyArray<Route<AppCtx>> = [
       if (ctx.exchange.trading === "paused") throw new ApiError("trading_disabled", "withdrawals are blocked while trading is paused")
       ctx.limiter.take(LIMITS.ipOrders, req.ip)
       const sessionUser = requireSession(ctx, req)
-      const body = decodeWithdraw(parseJsonBody(req))
+      const raw = parseJsonBody(req)
+      const body = decodeWithdraw(raw)
       if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
       if (body.user !== sessionUser) throw new ApiError("session_user_mismatch", "withdraw user differs from the session user")
       const amountMicro = parseAmount(body.amount_micro)
       if (amountMicro === null) throw new ApiError("invalid_amount", "amount_micro: a positive integer of micro-USDC")
       const signature = parseSignatureHex(body.signature)
       if (signature === null) throw new ApiError("invalid_signature_format", "signature must be 64 bytes, hex-encoded without 0x")
+      // SPEC §5.10: a delegated LP session key can only place orders, never withdraw.
+      if (raw.session_pub !== undefined) throw new ApiError("invalid_signature", "LP session keys are scoped to orders; withdraw must be signed by the user key")
       const wallet = ctx.exchange.walletOfUser.get(body.user)
       if (wallet === undefined) throw new ApiError("engine_rejected", "no wallet linked to this user: POST /v1/wallet/link first")
       if (!verifyUser(body.user, Buffer.from(withdrawMessage(body.user, wallet, amountMicro, body.nonce), "utf8"), signature)) {
