@@ -51,5 +51,7 @@ export const LIMITS = {
   ipOrders: { name: "ip_orders", limit: 600, windowSec: 60 },
   ipAdmin: { name: "ip_admin", limit: 60, windowSec: 60 },
   /** Extension: /v1/lp-bot/* (SPEC §8 sets none), like the order routes' per-IP bucket. */
-  ipLp: { name: "ip_lp", limit: 600, windowSec: 60 }
+  ipLp: { name: "ip_lp", limit: 600, windowSec: 60 },
+  /** Extension: a server-managed bot's own placements, per user (its orders skip the HTTP buckets). */
+  botOrders: { name: "bot_orders", limit: 600, windowSec: 60 }
 } as const satisfies Record<string, BucketSpec>

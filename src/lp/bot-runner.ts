@@ -11,6 +11,7 @@ import { orderMessage } from "../auth/messages.ts"
 import { deriveSessionKey, type SessionKey } from "../auth/lp-session.ts"
 import { type AppCtx, rewardsParams } from "../api/context.ts"
 import { placeSignedOrder } from "../api/place-order.ts"
+import { LIMITS } from "../api/rate-limit.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { RewardsParams } from "../service/commands.ts"
 import type { BotMarket, BotRecord } from "../service/lp-book.ts"
@@ -153,6 +154,11 @@ export class LpBotRunner {
   private async place(bot: BotRecord, marketId: string, o: OrderSpec): Promise<boolean> {
     const key = this.sessionKey(bot)
     if (key === null) return false
+    try {
+      this.ctx.limiter.take(LIMITS.botOrders, bot.user)
+    } catch {
+      return false // over the bot's budget: the next re-quote replaces the partial ladder
+    }
     for (let attempt = 0; attempt < 2; attempt++) {
       const nonce = (this.ctx.exchange.engine.accounts.get(bot.user)?.lastNonce ?? 0) + 1
       const message = orderMessage({ marketId, user: bot.user, outcome: o.outcome, side: o.side, priceBps: o.priceBps, size: o.size, nonce })
