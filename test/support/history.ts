@@ -40,6 +40,8 @@ export const startDurable = (dataDir: string): Promise<Service> =>
     dataDir,
     snapshotIntervalSec: 0,
     historyFlushMs: 0,
+    // No LP-runner timer: `crash` leaves timers running, and a tick would write to the closed journal.
+    lpTickMs: 0,
     onFatal: (err) => {
       throw err
     },
