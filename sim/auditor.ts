@@ -94,10 +94,10 @@ export class Auditor {
     }
   }
 
-  /** Every order an agent holds an acknowledgement for was accepted, as the agent sent it. */
+  /** Every order an agent got an acknowledgement for was accepted, as the agent sent it (each checked once). */
   private checkAcked(at: string): void {
     for (const a of this.agents) {
-      for (const [id, o] of a.acked) {
+      for (const [id, o] of a.newAcks.splice(0)) {
         const found = this.accepted.get(id)
         if (found === undefined) this.stats.fail(`${at} ${a.name}: acknowledged order ${id} is unknown to the exchange`)
         else if (found.user !== a.user || found.marketId !== o.marketId || found.side !== o.side || found.outcome !== o.outcome || found.priceBps !== o.price || found.size !== o.size) {

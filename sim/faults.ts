@@ -23,7 +23,7 @@ export interface FaultEnv {
 }
 
 const note = (env: FaultEnv, kind: string, detail: string): void => {
-  env.stats.faults.push({ atSec: env.world.scheduler.nowSec(), kind, detail })
+  env.stats.faults.push({ atSec: env.world.scheduler.nowSec() - env.world.options.startSec, kind, detail })
 }
 
 /** Applies one fault now; a fault with a duration undoes itself when it ends. */

@@ -9,6 +9,8 @@ interface Timer {
   readonly atMs: number
   readonly order: number
   readonly run: () => void
+  /** Starts no async work: the loop need not drain microtasks after it. */
+  readonly sync: boolean
   cancelled: boolean
 }
 
@@ -40,15 +42,19 @@ export class Scheduler {
     return this.heap.length
   }
 
-  /** Runs `fn` at virtual time `atMs` (not before now). */
-  at(atMs: number, fn: () => void): Scheduled {
-    const t: Timer = { atMs: Math.max(Math.round(atMs), this.nowMsValue), order: this.order++, run: fn, cancelled: false }
+  /**
+   * Runs `fn` at virtual time `atMs` (not before now). `sync` promises that `fn` starts no
+   * async work (no promise continuations), so the loop skips the event-loop turn after it:
+   * frame deliveries and block production, the bulk of a long run's events.
+   */
+  at(atMs: number, fn: () => void, sync = false): Scheduled {
+    const t: Timer = { atMs: Math.max(Math.round(atMs), this.nowMsValue), order: this.order++, run: fn, sync, cancelled: false }
     this.push(t)
     return { cancel: () => void (t.cancelled = true) }
   }
 
-  after(delayMs: number, fn: () => void): Scheduled {
-    return this.at(this.nowMsValue + Math.max(0, delayMs), fn)
+  after(delayMs: number, fn: () => void, sync = false): Scheduled {
+    return this.at(this.nowMsValue + Math.max(0, delayMs), fn, sync)
   }
 
   /** Resolves after `delayMs` of virtual time. */
@@ -57,15 +63,15 @@ export class Scheduler {
   }
 
   /** Calls `fn` every `periodMs` from `firstMs` until cancelled. */
-  every(periodMs: number, fn: () => void, firstMs = this.nowMsValue + periodMs): Scheduled {
+  every(periodMs: number, fn: () => void, firstMs = this.nowMsValue + periodMs, sync = false): Scheduled {
     let cancelled = false
     let next: Scheduled
     const tick = (): void => {
       if (cancelled) return
       fn()
-      next = this.after(periodMs, tick)
+      next = this.after(periodMs, tick, sync)
     }
-    next = this.at(firstMs, tick)
+    next = this.at(firstMs, tick, sync)
     return {
       cancel: () => {
         cancelled = true
@@ -88,7 +94,7 @@ export class Scheduler {
       this.nowMsValue = t.atMs
       t.run()
       this.executed++
-      await drain()
+      if (!t.sync) await drain()
       if (onStep !== undefined && onStep(this.nowMsValue) === false) return
     }
     if (untilMs > this.nowMsValue) this.nowMsValue = untilMs

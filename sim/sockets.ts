@@ -5,7 +5,8 @@ import type { FeedHub, FeedSocket } from "../src/feed/hub.ts"
 import type { Scheduler } from "./scheduler.ts"
 
 export interface SimWsHandlers {
-  onFrame(frame: any): void
+  /** The frame's JSON text, as a WebSocket client receives it. */
+  onFrame(frame: string): void
   onClose(code: number, reason: string): void
 }
 
@@ -14,6 +15,7 @@ export class SimWs {
   private buffered = 0
   private lastDeliveryMs = 0
   private lastUpMs = 0
+  private inFlight: string[] | null = null
   readonly server: FeedSocket
   framesReceived = 0
 
@@ -53,17 +55,34 @@ export class SimWs {
     this.closeBy(code, reason)
   }
 
+  /**
+   * Frames sent while an earlier batch is still in flight join it (as bytes queue behind
+   * each other on one TCP stream): one scheduler event per batch, frames in order.
+   */
   private deliver(frame: string): void {
     if (!this.open) return
     this.buffered += frame.length
+    if (this.inFlight !== null) {
+      this.inFlight.push(frame)
+      return
+    }
+    const batch = [frame]
+    this.inFlight = batch
     const at = Math.max(this.lastDeliveryMs, this.scheduler.nowMs() + this.latencyMs())
     this.lastDeliveryMs = at
-    this.scheduler.at(at, () => {
-      this.buffered -= frame.length
-      if (!this.open) return
-      this.framesReceived++
-      this.handlers.onFrame(JSON.parse(frame))
-    })
+    this.scheduler.at(
+      at,
+      () => {
+        this.inFlight = null
+        for (const f of batch) {
+          this.buffered -= f.length
+          if (!this.open) continue
+          this.framesReceived++
+          this.handlers.onFrame(f)
+        }
+      },
+      true
+    )
   }
 
   private closeBy(code: number, reason: string): void {

@@ -83,7 +83,7 @@ export class World {
     }
     this.boot()
     const blockMs = (options.blockTimeSec ?? 2) * 1000
-    this.scheduler.every(blockMs, () => void this.chain.mine(1))
+    this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true)
     this.scheduler.every((options.pollSec ?? 2) * 1000, () => this.pollChain())
   }
 
@@ -110,10 +110,14 @@ export class World {
     core.hub.setFlushScheduler(() => {
       if (flushQueued) return
       flushQueued = true
-      this.scheduler.after(0, () => {
-        flushQueued = false
-        if (this.boots === epoch && !this.down) core.hub.flush()
-      })
+      this.scheduler.after(
+        0,
+        () => {
+          flushQueued = false
+          if (this.boots === epoch && !this.down) core.hub.flush()
+        },
+        true
+      )
     })
     const rules = { token: this.chain.info.token.toLowerCase(), minMicro: 1_000_000, maxPerTxMicro: 100_000_000_000 }
     const depositApp = makeDepositApp(

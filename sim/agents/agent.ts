@@ -50,6 +50,8 @@ export abstract class Agent {
   readonly ip: string
   /** Orders the API acknowledged with an id, by id. */
   readonly acked = new Map<number, AckedOrder>()
+  /** Acknowledgements the auditor has not checked yet. */
+  readonly newAcks: Array<[number, AckedOrder]> = []
   /** The latest portfolio frame's state (snapshot or update). */
   portfolio: unknown = null
   ws: SimWs | null = null
@@ -99,7 +101,10 @@ export abstract class Agent {
         if (this.params.withdrawPct > 0 && this.rng.chance(this.params.withdrawPct / 100)) await this.withdrawSome()
         else await this.act()
       } catch (err) {
-        if (!(err instanceof SimTimeout)) throw err
+        if (err instanceof SimTimeout) continue
+        // An agent defect must not take the run down silently or loudly: it fails the run.
+        this.env.stats.fail(`${this.name} threw: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+        return
       }
     }
   }
@@ -179,8 +184,11 @@ export abstract class Agent {
   /** Subscribes to its own portfolio; reconnects after a drop. */
   connect(): void {
     const ws = this.world.connectWs(this.user, {
-      onFrame: (f) => {
+      onFrame: (text) => {
         this.env.stats.wsFrames++
+        // Only portfolio frames feed the agent's view: skip parsing the rest.
+        if (!text.startsWith('{"type":"portfolio_')) return
+        const f = JSON.parse(text)
         if (f.type === "portfolio_snapshot" || f.type === "portfolio_update") this.portfolio = f.state
       },
       onClose: () => {
@@ -204,7 +212,9 @@ export abstract class Agent {
     const res = await this.call(() => this.api.placeOrder(order))
     if (res?.status === 200) {
       this.env.stats.ordersAcked++
-      this.acked.set(res.body.order_id, { marketId: res.body.market_id, side: o.side, outcome: o.outcome, price: o.price, size: o.size })
+      const ack: AckedOrder = { marketId: res.body.market_id, side: o.side, outcome: o.outcome, price: o.price, size: o.size }
+      this.acked.set(res.body.order_id, ack)
+      this.newAcks.push([res.body.order_id, ack])
     } else if (res?.status === 202) this.env.stats.ordersQueued++
     return res
   }

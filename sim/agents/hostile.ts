@@ -49,9 +49,14 @@ export class CarelessClient extends Agent {
         res = await this.call(() => this.api.request("POST", "/v1/orders", { ...good, user: this.user, nonce, signature: other }))
         break
       }
-      case "bad_price":
-        res = await this.call(() => this.api.placeOrder({ ...good, price: this.rng.chance(0.5) ? 10_001 : -5, nonce: ++this.nonce }))
+      case "bad_price": {
+        // Signed over a valid price; the body carries one out of range (a client cannot sign it).
+        const nonce = ++this.nonce
+        const signature = signOrder(this.key, { marketId: m.id, outcome: "yes", side: "buy", priceBps: 5_000, size: 1, nonce })
+        const price = this.rng.chance(0.5) ? 10_001 : -5
+        res = await this.call(() => this.api.request("POST", "/v1/orders", { ...good, price, user: this.user, nonce, signature }))
         break
+      }
       case "unknown_market":
         res = await this.call(() => this.api.placeOrder({ ...good, market_id: "no-such-market", nonce: ++this.nonce }))
         break
@@ -70,7 +75,9 @@ export class CarelessClient extends Agent {
       }
     }
     this.env.stats.badInputsSent++
-    if (res === null || res === undefined || res.status === 429) return
+    // 429: the limiter spoke first. 202: trading is paused, so any order is queued and judged
+    // when it runs (SPEC §8); neither says anything about how the mistake is handled.
+    if (res === null || res === undefined || res.status === 429 || res.status === 202) return
     const code = (res.body as { error?: string } | null)?.error ?? `http_${res.status}`
     if (res.status < 400 || res.status >= 500 || !EXPECTED[mistake].includes(code)) {
       this.env.stats.fail(`${this.name}: ${mistake} answered ${res.status} ${code} (expected ${EXPECTED[mistake].join(" or ")})`)

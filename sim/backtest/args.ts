@@ -1,0 +1,179 @@
+// `npm run backtest -- [flags]` → what to load and how to run. Every bad flag is a
+// BacktestInputError naming the flag, so the CLI prints one clear line and exits 2.
+import { readFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
+import { MICRO_PER_CONTRACT } from "../../src/engine/money.ts"
+import { isPresetName, PRESET_NAMES } from "../../src/lp/presets.ts"
+import { parseStrategySpec } from "../../src/lp/strategy-spec.ts"
+import { type BacktestConfig, DEFAULT_CONFIG, QUEUE_MODELS, type QueueModelName } from "./config.ts"
+import { BacktestInputError } from "./dataset.ts"
+import { applyKnobs, parseSet, parseSweep, type SweepAxis } from "./params.ts"
+
+export const DEFAULT_DATA = "fixtures/backtest/sample-trades.csv"
+export const DEFAULT_OUT = "out/backtest"
+
+export interface CliOptions {
+  readonly data: string | null
+  readonly snapshots: string | null
+  readonly synthetic: number | null
+  readonly config: BacktestConfig
+  readonly sweeps: ReadonlyArray<SweepAxis>
+  readonly workers: number
+  readonly out: string
+  readonly json: boolean
+  readonly html: boolean
+  readonly help: boolean
+}
+
+export const USAGE = `usage: npm run backtest -- [options]
+
+input (default: ${DEFAULT_DATA})
+  --data FILE              trades, .csv or .parquet: ts_sec|ts_ms, market_id, price_bps, size, taker_side
+  --snapshots FILE         optional book snapshots: ts_sec|ts_ms, market_id, side (bid|ask), price_bps, size
+  --synthetic N            N seeded synthetic trades (hidden-probability random walk) instead of a file
+strategy (default: --preset balanced)
+  --preset NAME            ${PRESET_NAMES.join(" | ")}
+  --params FILE            strategy-spec JSON (docs/lp.md "Wire form"), simple or advanced
+  --capital USDC           account capital (default 1000, or the params file's capital)
+  --set NAME=VALUE         override one parameter (names as for --sweep), repeatable
+models
+  --seed S                 seed for every random draw (default 1)
+  --queue MODEL            risk-averse | prob (default risk-averse)
+  --queue-power N          prob model: P(cancel ahead) = front^N / (front^N + back^N) (default 3)
+  --entry-latency-ms MS    order-entry latency base (default 50), --entry-jitter-ms MS exponential mean (default 20)
+  --feed-latency-ms MS     market-data latency base (default 100), --feed-jitter-ms MS (default 50)
+  --levels N --depth N --churn PCT   synthetic depth: levels a side, top-level contracts, % of trades that redraw a level
+  --rebate-bps N           maker rebate (default 5)
+  --rewards-pool-usdc N    daily LP rewards pool for the run's markets (default 1000)
+sweeps
+  --sweep NAME=FROM..TO:STEP | NAME=V1,V2,...   repeatable (cartesian product); runs on worker threads
+  --workers N              sweep workers (default: min(2, cores))
+output
+  --out DIR                DuckDB file and HTML page (default ${DEFAULT_OUT})
+  --json                   print one JSON object as the last stdout line
+  --no-html                skip the HTML page`
+
+const VALUE_FLAGS = new Set([
+  "--data", "--snapshots", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
+  "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--levels", "--depth", "--churn",
+  "--rebate-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--out"
+])
+const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h"])
+
+const int = (flag: string, text: string, lo: number, hi: number): number => {
+  const v = Number(text.replaceAll("_", ""))
+  if (!Number.isSafeInteger(v) || v < lo || v > hi) throw new BacktestInputError(`${flag}: expected an integer in ${lo}..${hi} (got "${text}")`)
+  return v
+}
+
+/** Whole or decimal USDC (up to 6 decimals) → micro, exactly. */
+export const usdcToMicro = (flag: string, text: string): number => {
+  const m = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text.trim())
+  if (m === null) throw new BacktestInputError(`${flag}: expected an amount of USDC such as 1000 or 250.5 (got "${text}")`)
+  const micro = Number(m[1]) * MICRO_PER_CONTRACT + Number((m[2] ?? "").padEnd(6, "0"))
+  if (!Number.isSafeInteger(micro) || micro < MICRO_PER_CONTRACT) throw new BacktestInputError(`${flag}: must be at least 1 USDC`)
+  return micro
+}
+
+export const readParamsFile = (path: string): { config: Pick<BacktestConfig, "strategy">; capitalMicro: number } => {
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"))
+  } catch (err) {
+    throw new BacktestInputError(`params file ${path}: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  const parsed = parseStrategySpec(json, "params")
+  if (!parsed.ok) throw new BacktestInputError(`params file ${path}: ${parsed.field}: ${parsed.message}`)
+  return { config: { strategy: { kind: "spec", spec: parsed.spec, params: parsed.params } }, capitalMicro: parsed.spec.capital_micro_usdc }
+}
+
+export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
+  const values = new Map<string, string[]>()
+  const bools = new Set<string>()
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const eq = arg.indexOf("=")
+    const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg
+    if (BOOL_FLAGS.has(flag)) {
+      bools.add(flag)
+      continue
+    }
+    if (!VALUE_FLAGS.has(flag)) throw new BacktestInputError(`unknown argument "${arg}" (see --help)`)
+    const value = eq > 0 && arg.startsWith("--") ? arg.slice(eq + 1) : argv[++i]
+    if (value === undefined || value === "") throw new BacktestInputError(`${flag} needs a value`)
+    values.set(flag, [...(values.get(flag) ?? []), value])
+  }
+  const one = (flag: string): string | undefined => {
+    const v = values.get(flag)
+    if (v !== undefined && v.length > 1 && flag !== "--set" && flag !== "--sweep") throw new BacktestInputError(`${flag} given more than once`)
+    return v?.[0]
+  }
+
+  let config: BacktestConfig = DEFAULT_CONFIG
+  const preset = one("--preset")
+  const paramsPath = one("--params")
+  if (preset !== undefined && paramsPath !== undefined) throw new BacktestInputError("--preset and --params are exclusive")
+  if (preset !== undefined) {
+    if (!isPresetName(preset)) throw new BacktestInputError(`--preset: unknown preset "${preset}"; known: ${PRESET_NAMES.join(", ")}`)
+    config = { ...config, strategy: { kind: "preset", preset } }
+  }
+  if (paramsPath !== undefined) {
+    const file = readParamsFile(paramsPath)
+    config = { ...config, ...file.config, capitalMicro: file.capitalMicro }
+  }
+  const capital = one("--capital")
+  if (capital !== undefined) config = { ...config, capitalMicro: usdcToMicro("--capital", capital) }
+  const seed = one("--seed")
+  if (seed !== undefined) config = { ...config, seed }
+  const queue = one("--queue")
+  if (queue !== undefined) {
+    if (!(QUEUE_MODELS as ReadonlyArray<string>).includes(queue)) throw new BacktestInputError(`--queue: unknown model "${queue}"; known: ${QUEUE_MODELS.join(", ")}`)
+    config = { ...config, queueModel: queue as QueueModelName }
+  }
+  const num = (flag: string, lo: number, hi: number, set: (v: number) => void): void => {
+    const text = one(flag)
+    if (text !== undefined) set(int(flag, text, lo, hi))
+  }
+  num("--queue-power", 1, 8, (v) => (config = { ...config, queuePower: v }))
+  num("--entry-latency-ms", 0, 3_600_000, (v) => (config = { ...config, entryLatency: { ...config.entryLatency, baseMs: v } }))
+  num("--entry-jitter-ms", 0, 3_600_000, (v) => (config = { ...config, entryLatency: { ...config.entryLatency, jitterMs: v } }))
+  num("--feed-latency-ms", 0, 3_600_000, (v) => (config = { ...config, feedLatency: { ...config.feedLatency, baseMs: v } }))
+  num("--feed-jitter-ms", 0, 3_600_000, (v) => (config = { ...config, feedLatency: { ...config.feedLatency, jitterMs: v } }))
+  num("--levels", 1, 50, (v) => (config = { ...config, bgLevels: v }))
+  num("--depth", 1, 100_000_000, (v) => (config = { ...config, bgDepth: v }))
+  num("--churn", 0, 100, (v) => (config = { ...config, bgChurnPct: v }))
+  num("--rebate-bps", 0, 1000, (v) => (config = { ...config, makerRebateBps: v }))
+  num("--rewards-pool-usdc", 0, 1_000_000_000, (v) => (config = { ...config, rewards: { ...config.rewards, poolDailyMicro: v * MICRO_PER_CONTRACT } }))
+  const sets: Record<string, number> = {}
+  for (const s of values.get("--set") ?? []) {
+    const { name, value } = parseSet(s)
+    sets[name] = value
+  }
+  config = applyKnobs(config, sets)
+
+  const sweeps = (values.get("--sweep") ?? []).map(parseSweep)
+  const names = sweeps.map((s) => s.name)
+  const dup = names.find((n, i) => names.indexOf(n) !== i)
+  if (dup !== undefined) throw new BacktestInputError(`--sweep: parameter "${dup}" swept twice`)
+
+  const syntheticText = one("--synthetic")
+  const synthetic = syntheticText === undefined ? null : int("--synthetic", syntheticText, 1, 100_000_000)
+  const dataPath = one("--data")
+  if (synthetic !== null && dataPath !== undefined) throw new BacktestInputError("--data and --synthetic are exclusive")
+  const snapshots = one("--snapshots") ?? null
+  if (synthetic !== null && snapshots !== null) throw new BacktestInputError("--snapshots needs --data (synthetic flow is trades only)")
+  let workers = Math.max(1, Math.min(2, availableParallelism()))
+  num("--workers", 1, 64, (v) => (workers = v))
+  return {
+    data: synthetic !== null ? null : (dataPath ?? DEFAULT_DATA),
+    snapshots,
+    synthetic,
+    config,
+    sweeps,
+    workers,
+    out: one("--out") ?? DEFAULT_OUT,
+    json: bools.has("--json"),
+    html: !bools.has("--no-html"),
+    help: bools.has("--help") || bools.has("-h")
+  }
+}

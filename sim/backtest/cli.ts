@@ -1,0 +1,80 @@
+// `npm run backtest -- [options]` (see USAGE in args.ts and docs/backtest.md).
+// One run: console summary, DuckDB file and HTML page under --out, and with --json one JSON
+// object as the last stdout line. With --sweep: every combination on worker threads and a
+// results table instead. Exit codes: 0 ok, 2 bad input, 1 anything else.
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { parseArgs, USAGE } from "./args.ts"
+import { BacktestInputError, type Dataset } from "./dataset.ts"
+import { renderHtml } from "./html.ts"
+import { loadDataset } from "./load.ts"
+import { writeReportDb, writeSweepDb } from "./output-db.ts"
+import { combinations } from "./params.ts"
+import { progressBar } from "./progress.ts"
+import { formatSummary } from "./report.ts"
+import { runBacktest } from "./runner.ts"
+import { formatSweep, runSweep, sweepTable } from "./sweep.ts"
+import { syntheticDataset } from "./synthetic.ts"
+
+const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const opts = parseArgs(argv)
+  if (opts.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  const t0 = performance.now() // live-only: wall time reported by the CLI
+  const data: Dataset = opts.synthetic !== null
+    ? syntheticDataset({ seed: opts.config.seed, trades: opts.synthetic })
+    : await loadDataset(opts.data!, opts.snapshots)
+  const loadedMs = performance.now() - t0 // live-only: wall time reported by the CLI
+  mkdirSync(opts.out, { recursive: true })
+
+  if (opts.sweeps.length > 0) {
+    const combos = combinations(opts.sweeps)
+    const bar = progressBar(`sweep ${combos.length} runs`)
+    const rows = await runSweep(data, opts.config, combos, opts.workers, (d, t) => bar.update(d, t))
+    bar.done()
+    const table = sweepTable(rows)
+    const dbPath = join(opts.out, "sweep.duckdb")
+    await writeSweepDb(dbPath, table)
+    const wallMs = Math.round(performance.now() - t0) // live-only: wall time reported by the CLI
+    process.stdout.write(`${formatSweep(table)}\n\n${combos.length} runs on ${Math.min(opts.workers, combos.length)} worker(s) in ${(wallMs / 1000).toFixed(1)} s; ${dbPath}\n`)
+    if (opts.json) process.stdout.write(`${JSON.stringify({ sweep: table, wall_ms: wallMs, out: dbPath })}\n`)
+    return 0
+  }
+
+  const bar = progressBar(`backtest ${data.count.toLocaleString("en-US")} events`)
+  const runStart = performance.now() // live-only: wall time reported by the CLI
+  const { report } = runBacktest(data, opts.config, { onProgress: (d, t) => bar.update(d, t) })
+  const runMs = performance.now() - runStart // live-only: wall time reported by the CLI
+  bar.done()
+  const dbPath = join(opts.out, "backtest.duckdb")
+  await writeReportDb(dbPath, report, JSON.stringify(opts.config))
+  const htmlPath = join(opts.out, "report.html")
+  if (opts.html) writeFileSync(htmlPath, renderHtml(report))
+  const wallMs = Math.round(performance.now() - t0) // live-only: wall time reported by the CLI
+  const eventsPerSec = Math.round(data.count / Math.max(runMs / 1000, 1e-9))
+  process.stdout.write(`${formatSummary(report)}\n\n`)
+  process.stdout.write(`replayed ${data.count.toLocaleString("en-US")} events in ${(runMs / 1000).toFixed(2)} s (${eventsPerSec.toLocaleString("en-US")}/s); load ${(loadedMs / 1000).toFixed(2)} s, wall ${(wallMs / 1000).toFixed(2)} s\n`)
+  process.stdout.write(`wrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
+  if (opts.json) {
+    const { series: _series, fills: _fills, ...rest } = report
+    process.stdout.write(`${JSON.stringify({ ...rest, wall_ms: wallMs, replay_ms: Math.round(runMs), events_per_sec: eventsPerSec, out: { duckdb: dbPath, html: opts.html ? htmlPath : null } })}\n`)
+  }
+  return 0
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err: unknown) => {
+    if (err instanceof BacktestInputError) {
+      process.stderr.write(`backtest: ${err.message}\n`)
+      process.exitCode = 2
+    } else {
+      process.stderr.write(`backtest: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+      process.exitCode = 1
+    }
+  }
+)

@@ -1,0 +1,241 @@
+// The historical input as columns: one time-ordered stream of events (trades and book
+// snapshots) in typed arrays, so a million-trade replay neither allocates per event nor
+// copies when shared with sweep workers (the arrays may sit on SharedArrayBuffers).
+//
+// Times are ms. Data with whole-second timestamps spreads the k trades of one second evenly
+// through it (offset floor(j·1000/k)), keeping file order, so order-entry and feed latencies
+// below a second still mean something. A snapshot sorts before trades at the same ms.
+
+export const KIND_TRADE = 0
+export const KIND_SNAPSHOT = 1
+/** Trades: taker bought YES (lifted an ask) / sold YES (hit a bid). Levels: bid / ask. */
+export const TAKER_BUY = 0
+export const TAKER_SELL = 1
+
+export class BacktestInputError extends Error {
+  override readonly name = "BacktestInputError"
+}
+
+export interface Dataset {
+  readonly source: string
+  readonly markets: ReadonlyArray<string>
+  readonly count: number
+  readonly trades: number
+  readonly snapshots: number
+  readonly tMs: Float64Array
+  readonly market: Uint16Array
+  readonly kind: Uint8Array
+  /** Trades: TAKER_BUY / TAKER_SELL. */
+  readonly side: Uint8Array
+  readonly priceBps: Uint16Array
+  /** Trades: contracts. Snapshots: number of levels. */
+  readonly size: Int32Array
+  /** Snapshots: index of the first level (bids best first, then asks best first). */
+  readonly levelStart: Int32Array
+  readonly levelIsAsk: Uint8Array
+  readonly levelPrice: Uint16Array
+  readonly levelSize: Int32Array
+}
+
+/** Trades as loaded, in file order. `tMs` is whole seconds × 1000 unless `exactMs`. */
+export interface TradeColumns {
+  readonly n: number
+  readonly exactMs: boolean
+  readonly tMs: Float64Array
+  readonly marketNames: ReadonlyArray<string>
+  readonly market: Uint16Array
+  readonly priceBps: Uint16Array
+  readonly size: Int32Array
+  readonly side: Uint8Array
+}
+
+export interface LevelColumns {
+  readonly n: number
+  readonly tMs: Float64Array
+  readonly marketNames: ReadonlyArray<string>
+  readonly market: Uint16Array
+  readonly isAsk: Uint8Array
+  readonly priceBps: Uint16Array
+  readonly size: Int32Array
+}
+
+/** Indices 0..n-1 sorted by key, stable (file order breaks ties); identity when already sorted. */
+const stableOrder = (n: number, key: Float64Array): Int32Array => {
+  const idx = new Int32Array(n)
+  let sorted = true
+  for (let i = 0; i < n; i++) {
+    idx[i] = i
+    if (i > 0 && key[i]! < key[i - 1]!) sorted = false
+  }
+  if (sorted) return idx
+  return Int32Array.from(Array.from(idx).sort((a, b) => key[a]! - key[b]! || a - b))
+}
+
+export const buildDataset = (source: string, trades: TradeColumns, levels: LevelColumns | null): Dataset => {
+  const names = [...new Set([...trades.marketNames, ...(levels?.marketNames ?? [])])].sort()
+  if (names.length > 65_535) throw new BacktestInputError(`too many markets (${names.length})`)
+  const remap = (local: ReadonlyArray<string>): Uint16Array => Uint16Array.from(local.map((m) => names.indexOf(m)))
+  const tradeMap = remap(trades.marketNames)
+
+  // Trades in time order, whole seconds spread through the second.
+  const tOrder = stableOrder(trades.n, trades.tMs)
+  const tradeMs = new Float64Array(trades.n)
+  for (let i = 0; i < trades.n; ) {
+    const t = trades.tMs[tOrder[i]!]!
+    let j = i
+    while (j < trades.n && trades.tMs[tOrder[j]!] === t) j++
+    for (let k = i; k < j; k++) tradeMs[k] = trades.exactMs ? t : t + Math.floor(((k - i) * 1000) / (j - i))
+    i = j
+  }
+
+  // Snapshots: consecutive levels with one (time, market) after a stable time sort.
+  const snapT: number[] = []
+  const snapMarket: number[] = []
+  const snapStart: number[] = []
+  const snapCount: number[] = []
+  const lvIsAsk: number[] = []
+  const lvPrice: number[] = []
+  const lvSize: number[] = []
+  if (levels !== null && levels.n > 0) {
+    const levelMap = remap(levels.marketNames)
+    const order = stableOrder(levels.n, levels.tMs)
+    const groups = new Map<string, number[]>()
+    const keys: string[] = []
+    for (let k = 0; k < levels.n; k++) {
+      const r = order[k]!
+      const key = `${levels.tMs[r]}\u0000${levelMap[levels.market[r]!]}`
+      let g = groups.get(key)
+      if (g === undefined) {
+        g = []
+        groups.set(key, g)
+        keys.push(key)
+      }
+      g.push(r)
+    }
+    for (const key of keys) {
+      const rows = groups.get(key)!
+      const r0 = rows[0]!
+      const market = levelMap[levels.market[r0]!]!
+      const bids = rows.filter((r) => levels.isAsk[r] === 0).sort((a, b) => levels.priceBps[b]! - levels.priceBps[a]!)
+      const asks = rows.filter((r) => levels.isAsk[r] === 1).sort((a, b) => levels.priceBps[a]! - levels.priceBps[b]!)
+      const at = `snapshot ${names[market]} at ${levels.tMs[r0]! / 1000}s`
+      if (bids.length > 0 && asks.length > 0 && levels.priceBps[bids[0]!]! >= levels.priceBps[asks[0]!]!) {
+        throw new BacktestInputError(`${at} is crossed: best bid ${levels.priceBps[bids[0]!]} ≥ best ask ${levels.priceBps[asks[0]!]}`)
+      }
+      for (const side of [bids, asks]) {
+        for (let k = 1; k < side.length; k++) {
+          if (levels.priceBps[side[k]!] === levels.priceBps[side[k - 1]!]) throw new BacktestInputError(`${at} lists price ${levels.priceBps[side[k]!]} twice on one side`)
+        }
+      }
+      snapT.push(levels.tMs[r0]!)
+      snapMarket.push(market)
+      snapStart.push(lvPrice.length)
+      snapCount.push(rows.length)
+      for (const r of [...bids, ...asks]) {
+        lvIsAsk.push(levels.isAsk[r]!)
+        lvPrice.push(levels.priceBps[r]!)
+        lvSize.push(levels.size[r]!)
+      }
+    }
+  }
+
+  // Merge: snapshots first on equal times.
+  const count = trades.n + snapT.length
+  const d: Dataset = {
+    source,
+    markets: names,
+    count,
+    trades: trades.n,
+    snapshots: snapT.length,
+    tMs: new Float64Array(count),
+    market: new Uint16Array(count),
+    kind: new Uint8Array(count),
+    side: new Uint8Array(count),
+    priceBps: new Uint16Array(count),
+    size: new Int32Array(count),
+    levelStart: new Int32Array(count),
+    levelIsAsk: Uint8Array.from(lvIsAsk),
+    levelPrice: Uint16Array.from(lvPrice),
+    levelSize: Int32Array.from(lvSize)
+  }
+  let ti = 0
+  let si = 0
+  for (let e = 0; e < count; e++) {
+    const takeSnap = si < snapT.length && (ti >= trades.n || snapT[si]! <= tradeMs[ti]!)
+    if (takeSnap) {
+      d.tMs[e] = snapT[si]!
+      d.market[e] = snapMarket[si]!
+      d.kind[e] = KIND_SNAPSHOT
+      d.size[e] = snapCount[si]!
+      d.levelStart[e] = snapStart[si]!
+      si++
+    } else {
+      const r = tOrder[ti]!
+      d.tMs[e] = tradeMs[ti]!
+      d.market[e] = tradeMap[trades.market[r]!]!
+      d.kind[e] = KIND_TRADE
+      d.side[e] = trades.side[r]!
+      d.priceBps[e] = trades.priceBps[r]!
+      d.size[e] = trades.size[r]!
+      ti++
+    }
+  }
+  if (count === 0) throw new BacktestInputError(`${source}: no trades`)
+  return d
+}
+
+/** Copies every column onto SharedArrayBuffers so sweep workers read one copy. */
+export const shareDataset = (d: Dataset): Dataset => {
+  type Column = Float64Array | Uint16Array | Uint8Array | Int32Array
+  const share = <T extends Column>(a: T, make: (b: SharedArrayBuffer) => T): T => {
+    const out = make(new SharedArrayBuffer(a.byteLength))
+    out.set(a as never)
+    return out
+  }
+  return {
+    ...d,
+    tMs: share(d.tMs, (b) => new Float64Array(b)),
+    market: share(d.market, (b) => new Uint16Array(b)),
+    kind: share(d.kind, (b) => new Uint8Array(b)),
+    side: share(d.side, (b) => new Uint8Array(b)),
+    priceBps: share(d.priceBps, (b) => new Uint16Array(b)),
+    size: share(d.size, (b) => new Int32Array(b)),
+    levelStart: share(d.levelStart, (b) => new Int32Array(b)),
+    levelIsAsk: share(d.levelIsAsk, (b) => new Uint8Array(b)),
+    levelPrice: share(d.levelPrice, (b) => new Uint16Array(b)),
+    levelSize: share(d.levelSize, (b) => new Int32Array(b))
+  }
+}
+
+/** Row forms, for tests and small hand-built cases. */
+export interface TradeRow { readonly tsMs: number; readonly marketId: string; readonly priceBps: number; readonly size: number; readonly takerSide: "buy" | "sell" }
+export interface LevelRow { readonly tsMs: number; readonly marketId: string; readonly side: "bid" | "ask"; readonly priceBps: number; readonly size: number }
+
+export const datasetFromRows = (source: string, trades: ReadonlyArray<TradeRow>, levels: ReadonlyArray<LevelRow> = []): Dataset => {
+  const tNames = [...new Set(trades.map((t) => t.marketId))]
+  const lNames = [...new Set(levels.map((l) => l.marketId))]
+  return buildDataset(
+    source,
+    {
+      n: trades.length,
+      exactMs: true,
+      tMs: Float64Array.from(trades.map((t) => t.tsMs)),
+      marketNames: tNames,
+      market: Uint16Array.from(trades.map((t) => tNames.indexOf(t.marketId))),
+      priceBps: Uint16Array.from(trades.map((t) => t.priceBps)),
+      size: Int32Array.from(trades.map((t) => t.size)),
+      side: Uint8Array.from(trades.map((t) => (t.takerSide === "buy" ? TAKER_BUY : TAKER_SELL)))
+    },
+    levels.length === 0
+      ? null
+      : {
+          n: levels.length,
+          tMs: Float64Array.from(levels.map((l) => l.tsMs)),
+          marketNames: lNames,
+          market: Uint16Array.from(levels.map((l) => lNames.indexOf(l.marketId))),
+          isAsk: Uint8Array.from(levels.map((l) => (l.side === "ask" ? 1 : 0))),
+          priceBps: Uint16Array.from(levels.map((l) => l.priceBps)),
+          size: Int32Array.from(levels.map((l) => l.size))
+        }
+  )
+}

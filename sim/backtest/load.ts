@@ -1,0 +1,155 @@
+// Historical input through DuckDB: CSV (header row) or Parquet, chosen by extension.
+// Trades:    ts_sec | ts_ms, market_id, price_bps (YES), size, taker_side (buy | sell)
+// Snapshots: ts_sec | ts_ms, market_id, side (bid | ask), price_bps (YES), size
+// Extra columns are ignored. Every value is checked; the first bad row is named with its
+// 1-based data row number, so a bad file fails with a message rather than a wrong backtest.
+import { existsSync } from "node:fs"
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api"
+import { BacktestInputError, buildDataset, type Dataset, type LevelColumns, type TradeColumns } from "./dataset.ts"
+
+const MAX_SIZE = 100_000_000
+
+const sqlString = (s: string): string => `'${s.replaceAll("'", "''")}'`
+
+/** The table expression for a file, by extension. */
+export const sourceSql = (path: string): string => {
+  const lower = path.toLowerCase()
+  if (lower.endsWith(".parquet")) return `read_parquet(${sqlString(path)})`
+  if (lower.endsWith(".csv") || lower.endsWith(".csv.gz") || lower.endsWith(".tsv")) return `read_csv(${sqlString(path)}, header = true)`
+  throw new BacktestInputError(`${path}: unsupported input format (use .csv, .csv.gz or .parquet)`)
+}
+
+const columnsOf = async (conn: DuckDBConnection, path: string, src: string): Promise<string[]> => {
+  try {
+    const rows = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`)).getRows()
+    return rows.map((r) => String(r[0]))
+  } catch (err) {
+    throw new BacktestInputError(`${path}: cannot read (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`)
+  }
+}
+
+const requireColumns = (path: string, have: ReadonlyArray<string>, need: ReadonlyArray<string>): void => {
+  for (const c of need) {
+    if (!have.includes(c)) throw new BacktestInputError(`${path}: missing column ${c} (columns: ${have.join(", ")})`)
+  }
+}
+
+const timeColumn = (path: string, have: ReadonlyArray<string>): { sql: string; exactMs: boolean } => {
+  if (have.includes("ts_ms")) return { sql: "TRY_CAST(ts_ms AS DOUBLE)", exactMs: true }
+  if (have.includes("ts_sec")) return { sql: "TRY_CAST(ts_sec AS DOUBLE) * 1000", exactMs: false }
+  throw new BacktestInputError(`${path}: missing column ts_sec (or ts_ms) (columns: ${have.join(", ")})`)
+}
+
+const distinctMarkets = async (conn: DuckDBConnection, path: string, src: string): Promise<string[]> => {
+  const rows = (await conn.runAndReadAll(`SELECT DISTINCT CAST(market_id AS VARCHAR) FROM ${src} ORDER BY 1`)).getRows()
+  const names = rows.map((r) => r[0])
+  if (names.some((n) => n === null || n === "")) throw new BacktestInputError(`${path}: market_id is empty on some row`)
+  const bad = names.find((n) => String(n).length > 128)
+  if (bad !== undefined) throw new BacktestInputError(`${path}: market_id longer than 128 characters: ${String(bad).slice(0, 40)}…`)
+  return names.map(String)
+}
+
+/** Streams `sql` chunk by chunk; `row(values, i)` sees each row's column values. */
+const scan = async (conn: DuckDBConnection, sql: string, width: number, row: (get: (c: number) => number | null, i: number) => void): Promise<number> => {
+  const result = await conn.stream(sql)
+  let i = 0
+  for (;;) {
+    const chunk = await result.fetchChunk()
+    if (chunk === null || chunk.rowCount === 0) break
+    const vectors = Array.from({ length: width }, (_, c) => chunk.getColumnVector(c))
+    for (let r = 0; r < chunk.rowCount; r++) {
+      row((c) => vectors[c]!.getItem(r) as number | null, i)
+      i++
+    }
+  }
+  return i
+}
+
+const check = (ok: boolean, path: string, row: number, what: string): void => {
+  if (!ok) throw new BacktestInputError(`${path}: data row ${row + 1}: ${what}`)
+}
+
+const isInt = (v: number | null, lo: number, hi: number): v is number => v !== null && Number.isInteger(v) && v >= lo && v <= hi
+
+const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeColumns> => {
+  const src = sourceSql(path)
+  const have = await columnsOf(conn, path, src)
+  const time = timeColumn(path, have)
+  requireColumns(path, have, ["market_id", "price_bps", "size", "taker_side"])
+  const names = await distinctMarkets(conn, path, src)
+  const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${src}`)).getRows()[0]![0])
+  const cols = {
+    tMs: new Float64Array(n), market: new Uint16Array(n), priceBps: new Uint16Array(n), size: new Int32Array(n), side: new Uint8Array(n)
+  }
+  const sql = `SELECT ${time.sql}, CAST(list_position([${names.map(sqlString).join(", ")}], CAST(market_id AS VARCHAR)) - 1 AS INTEGER),
+      TRY_CAST(price_bps AS DOUBLE), TRY_CAST(size AS DOUBLE),
+      CAST(CASE lower(trim(CAST(taker_side AS VARCHAR))) WHEN 'buy' THEN 0 WHEN 'sell' THEN 1 ELSE 9 END AS INTEGER)
+    FROM ${src}`
+  await scan(conn, sql, 5, (get, i) => {
+    const t = get(0)
+    check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
+    check(time.exactMs || Number.isInteger(t! / 1000), path, i, "ts_sec is not a whole number of seconds (use ts_ms for finer times)")
+    const price = get(2)
+    check(isInt(price, 1, 9999), path, i, `price_bps ${String(price)} is not an integer in 1..9999`)
+    const size = get(3)
+    check(isInt(size, 1, MAX_SIZE), path, i, `size ${String(size)} is not an integer in 1..${MAX_SIZE}`)
+    const side = get(4)
+    check(side === 0 || side === 1, path, i, "taker_side is not buy or sell")
+    cols.tMs[i] = Math.round(t!)
+    cols.market[i] = get(1)!
+    cols.priceBps[i] = price as number
+    cols.size[i] = size as number
+    cols.side[i] = side!
+  })
+  return { n, exactMs: time.exactMs, marketNames: names, ...cols }
+}
+
+const readLevels = async (conn: DuckDBConnection, path: string): Promise<LevelColumns> => {
+  const src = sourceSql(path)
+  const have = await columnsOf(conn, path, src)
+  const time = timeColumn(path, have)
+  requireColumns(path, have, ["market_id", "side", "price_bps", "size"])
+  const names = await distinctMarkets(conn, path, src)
+  const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${src}`)).getRows()[0]![0])
+  const cols = { tMs: new Float64Array(n), market: new Uint16Array(n), isAsk: new Uint8Array(n), priceBps: new Uint16Array(n), size: new Int32Array(n) }
+  const sql = `SELECT ${time.sql}, CAST(list_position([${names.map(sqlString).join(", ")}], CAST(market_id AS VARCHAR)) - 1 AS INTEGER),
+      CAST(CASE lower(trim(CAST(side AS VARCHAR))) WHEN 'bid' THEN 0 WHEN 'ask' THEN 1 ELSE 9 END AS INTEGER),
+      TRY_CAST(price_bps AS DOUBLE), TRY_CAST(size AS DOUBLE)
+    FROM ${src}`
+  await scan(conn, sql, 5, (get, i) => {
+    const t = get(0)
+    check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
+    const side = get(2)
+    check(side === 0 || side === 1, path, i, "side is not bid or ask")
+    const price = get(3)
+    check(isInt(price, 1, 9999), path, i, `price_bps ${String(price)} is not an integer in 1..9999`)
+    const size = get(4)
+    check(isInt(size, 1, MAX_SIZE), path, i, `size ${String(size)} is not an integer in 1..${MAX_SIZE}`)
+    cols.tMs[i] = Math.round(t!)
+    cols.market[i] = get(1)!
+    cols.isAsk[i] = side!
+    cols.priceBps[i] = price as number
+    cols.size[i] = size as number
+  })
+  return { n, marketNames: names, ...cols }
+}
+
+/** Loads trades (and optionally snapshots) into one time-ordered Dataset. */
+export const loadDataset = async (tradesPath: string, snapshotsPath: string | null = null): Promise<Dataset> => {
+  for (const p of [tradesPath, snapshotsPath]) {
+    if (p !== null && !existsSync(p)) throw new BacktestInputError(`${p}: no such file`)
+  }
+  // Validate the extensions before starting DuckDB, so the error names the file.
+  sourceSql(tradesPath)
+  if (snapshotsPath !== null) sourceSql(snapshotsPath)
+  const instance = await DuckDBInstance.create(":memory:")
+  const conn = await instance.connect()
+  try {
+    const trades = await readTrades(conn, tradesPath)
+    const levels = snapshotsPath === null ? null : await readLevels(conn, snapshotsPath)
+    return buildDataset(snapshotsPath === null ? tradesPath : `${tradesPath} + ${snapshotsPath}`, trades, levels)
+  } finally {
+    conn.closeSync()
+    instance.closeSync()
+  }
+}

@@ -1,0 +1,134 @@
+// The backtest's result: summary figures (all integers in micro-USDC, contracts, seconds,
+// except the two ratios), per-market figures, and the sampled series and fills behind the
+// charts and the DuckDB file. Deterministic: wall-clock figures are added by the CLI only.
+import type { StrategyParams } from "../../src/lp/strategy.ts"
+import type { RewardDay } from "./rewards.ts"
+
+export interface MarketReport {
+  readonly market_id: string
+  readonly fills: number
+  readonly filled_contracts: number
+  readonly quoted_contracts: number
+  readonly orders_placed: number
+  readonly requotes: number
+  readonly volume_micro: number
+  readonly net_yes: number
+  readonly yes: number
+  readonly no: number
+  readonly mark_bps: number | null
+  readonly pnl_micro: number
+  readonly maker_rebates_micro: number
+  /** Our pre-cap rewards entitlement from this market (the cap applies per wallet, pool-wide). */
+  readonly lp_rewards_raw_micro: number
+  readonly pauses: number
+  readonly time_paused_sec: number
+  readonly stop_reason: string | null
+  readonly time_stopped_sec: number
+  readonly params: StrategyParams
+}
+
+export interface BacktestSummary {
+  readonly source: string
+  readonly seed: string
+  readonly strategy: string
+  readonly queue_model: string
+  readonly markets: number
+  readonly trades: number
+  readonly snapshots: number
+  readonly events: number
+  readonly from_sec: number
+  readonly to_sec: number
+  readonly capital_micro: number
+  readonly final_equity_micro: number
+  readonly cash_micro: number
+  readonly inventory_value_micro: number
+  readonly pnl_micro: number
+  readonly realised_pnl_micro: number
+  readonly unrealised_pnl_micro: number
+  readonly trading_pnl_micro: number
+  readonly maker_rebates_micro: number
+  readonly lp_rewards_micro: number
+  readonly fills: number
+  readonly fills_from_trades: number
+  readonly fills_from_book_moves: number
+  readonly filled_contracts: number
+  readonly quoted_contracts: number
+  /** filled_contracts / quoted_contracts (contracts our accepted orders offered). */
+  readonly fill_ratio: number
+  readonly orders_placed: number
+  readonly orders_rejected: number
+  readonly volume_micro: number
+  readonly max_drawdown_micro: number
+  /** max_drawdown_micro / the equity peak it fell from. */
+  readonly max_drawdown_pct: number
+  readonly time_paused_sec: number
+  readonly time_stopped_sec: number
+  readonly trades_rejected: number
+  readonly engine_commands: number
+  readonly queue_decreases_at_our_level: number
+  readonly queue_decreases_ahead: number
+}
+
+export interface FillRow {
+  readonly tMs: number
+  readonly market: number
+  readonly side: "buy" | "sell"
+  readonly outcome: "yes" | "no"
+  /** Own-outcome price. */
+  readonly priceBps: number
+  readonly yesPriceBps: number
+  readonly size: number
+  readonly rebateMicro: number
+  readonly cause: "trade" | "book"
+}
+
+/** Sampled every sampleSec; per-market arrays are indexed [market][sample]. */
+export interface Series {
+  readonly tSec: number[]
+  readonly equityMicro: number[]
+  readonly cashMicro: number[]
+  readonly pnlMicro: number[]
+  /** bidTop + askTop (half-bps) or -1. */
+  readonly mid2: number[][]
+  readonly netYes: number[][]
+  /** Our best resting bid / ask, YES bps, or -1. */
+  readonly bidBps: number[][]
+  readonly askBps: number[][]
+}
+
+export interface BacktestReport {
+  readonly summary: BacktestSummary
+  readonly markets: ReadonlyArray<MarketReport>
+  readonly rejects: Readonly<Record<string, number>>
+  readonly rewardDays: ReadonlyArray<RewardDay>
+  readonly series: Series
+  readonly fills: ReadonlyArray<FillRow>
+}
+
+const usdc = (micro: number): string => (micro / 1e6).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+
+/** The human summary on stdout. */
+export const formatSummary = (r: BacktestReport): string => {
+  const s = r.summary
+  const lines: Array<[string, string]> = [
+    ["data", `${s.source} (${s.trades.toLocaleString("en-US")} trades, ${s.snapshots} snapshots, ${s.markets} markets)`],
+    ["strategy", `${s.strategy}, queue ${s.queue_model}, seed ${s.seed}`],
+    ["capital", `${usdc(s.capital_micro)} USDC`],
+    ["final equity", `${usdc(s.final_equity_micro)} USDC (cash ${usdc(s.cash_micro)} + inventory ${usdc(s.inventory_value_micro)})`],
+    ["pnl", `${usdc(s.pnl_micro)} USDC = realised ${usdc(s.realised_pnl_micro)} + unrealised ${usdc(s.unrealised_pnl_micro)}`],
+    ["  of which", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)}`],
+    ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves), ${s.filled_contracts.toLocaleString("en-US")} contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
+    ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected`],
+    ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
+    ["paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (market-seconds)`]
+  ]
+  const width = Math.max(...lines.map(([k]) => k.length))
+  const head = lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join("\n")
+  const rows = r.markets.map((m) =>
+    [m.market_id, String(m.fills), String(m.net_yes), usdc(m.pnl_micro), usdc(m.maker_rebates_micro), usdc(m.lp_rewards_raw_micro), String(m.time_paused_sec), m.stop_reason ?? "-"]
+  )
+  const header = ["market", "fills", "net_yes", "pnl", "rebates", "rewards(raw)", "paused_s", "stop"]
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)))
+  const fmt = (row: string[]): string => row.map((x, c) => (c === 0 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join("  ")
+  return `${head}\n\n${[fmt(header), ...rows.map(fmt)].join("\n")}`
+}

@@ -1,0 +1,388 @@
+// One backtest: the data replayed through the real engine in time order, our strategy
+// driven as the live bot would be (one pure LP strategy per market), seen through a feed
+// with latency and acting through an order-entry path with latency.
+//
+// Time is ms. Between two data events the runner fires, earliest first, everything due:
+// day closes (rewards paid), order batches reaching the exchange, feed deliveries to the
+// strategy, strategy timers (re-quote cadence) and the per-minute samples. Ties go in
+// that order, and all internal events at a data event's time come before it.
+//
+// The strategy sees each market event after the feed latency: the book mid, and our
+// inventory and PnL as they were right after that event. A decision goes out as one
+// batch (cancel our quotes in that market, then place the new ones post-only) that the
+// exchange applies after the order-entry latency. Both paths keep FIFO order.
+import type { Engine } from "../../src/engine/engine.ts"
+import type { EngineEvent, FillEvent } from "../../src/engine/types.ts"
+import { quotesToOrders } from "../../src/lp/quotes.ts"
+import { makeStrategy, type Quote } from "../../src/lp/strategy.ts"
+import { Background } from "./background.ts"
+import { type BacktestConfig, type LatencySpec, marketParams } from "./config.ts"
+import { type Dataset, KIND_TRADE, TAKER_BUY } from "./dataset.ts"
+import { queueModel } from "./queue.ts"
+import type { BacktestReport, FillRow, MarketReport, Series } from "./report.ts"
+import { DAY_MS, RewardsLedger } from "./rewards.ts"
+import { Rng } from "./rng.ts"
+import { CAUSE_TRADE, type FillCause, LP, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
+
+export interface RunOptions {
+  /** Called every 65,536 events and at the end: for a progress bar. */
+  readonly onProgress?: (done: number, total: number) => void
+  /** Every engine result, for tests that recount from the engine's own events. */
+  readonly tap?: (events: ReadonlyArray<EngineEvent>) => void
+  /** Step the strategy on every feed delivery instead of only when it could act (tests: same result). */
+  readonly everyStep?: boolean
+}
+
+export interface RunResult {
+  readonly report: BacktestReport
+  /** The engine after the run (tests check it against the report). */
+  readonly engine: Engine
+}
+
+interface Batch {
+  readonly atMs: number
+  readonly ms: MarketState
+  /** null: cancel only (pause, stop). */
+  readonly quotes: ReadonlyArray<Quote> | null
+}
+
+/** Each market's median trade size (1 when it has no trades): synthetic depth is a multiple of it. */
+const medianSizes = (d: Dataset): number[] => {
+  const counts = d.markets.map(() => 0)
+  for (let i = 0; i < d.count; i++) if (d.kind[i] === KIND_TRADE) counts[d.market[i]!]!++
+  const sizes = counts.map((c) => new Int32Array(c))
+  const fill = d.markets.map(() => 0)
+  for (let i = 0; i < d.count; i++) if (d.kind[i] === KIND_TRADE) sizes[d.market[i]!]![fill[d.market[i]!]!++] = d.size[i]!
+  return sizes.map((s) => (s.length === 0 ? 1 : s.sort()[s.length >> 1]!))
+}
+
+/** The market's tick: the gcd of its trade prices, at most 100 bps. */
+const ticks = (d: Dataset): number[] => {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b))
+  const g = d.markets.map(() => 0)
+  for (let i = 0; i < d.count; i++) if (d.kind[i] === KIND_TRADE) g[d.market[i]!] = gcd(d.priceBps[i]!, g[d.market[i]!]!)
+  return g.map((x) => (x === 0 ? 100 : Math.min(x, 100)))
+}
+
+const latency = (spec: LatencySpec, rng: Rng): number => spec.baseMs + Math.round(rng.exponential(spec.jitterMs))
+
+export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions = {}): RunResult => {
+  const params = marketParams(config, d)
+  const everyStep = opts.everyStep === true
+  const fills: FillRow[] = []
+  let fillsFromTrades = 0
+  const onFill = (ms: MarketState, ev: FillEvent, cause: FillCause): void => {
+    const size = ev.size
+    const notional = ownNotionalMicro(size, ev.makerPriceBps)
+    const isBuy = ev.makerSide === "buy"
+    ms.cashFlowMicro += (isBuy ? -notional : notional) + ev.makerRebateMicro - ev.makerBuilderFeeMicro
+    ms.rebatesMicro += ev.makerRebateMicro
+    ms.volumeMicro += notional
+    if (ev.makerOutcome === "yes") ms.yes += isBuy ? size : -size
+    else ms.no += isBuy ? size : -size
+    ms.fills++
+    ms.filledContracts += size
+    if (cause === CAUSE_TRADE) fillsFromTrades++
+    fills.push({
+      tMs: v.nowMs, market: ms.idx, side: ev.makerSide, outcome: ev.makerOutcome, priceBps: ev.makerPriceBps,
+      yesPriceBps: ev.yesPriceBps, size, rebateMicro: ev.makerRebateMicro, cause: cause === CAUSE_TRADE ? "trade" : "book"
+    })
+  }
+  const v = new Venue(d.markets, config.capitalMicro, config, config.bgMakers, onFill, opts.tap)
+  const medians = medianSizes(d)
+  const tickOf = ticks(d)
+  const snapshotMarkets = new Set<number>()
+  for (let i = 0; i < d.count; i++) if (d.kind[i] !== KIND_TRADE) snapshotMarkets.add(d.market[i]!)
+  const markets = d.markets.map((id, m) => {
+    const depth = config.bgDepth ?? Math.max(1, 5 * medians[m]!)
+    return new MarketState(m, id, v.engine.markets.get(id)!, tickOf[m]!, snapshotMarkets.has(m), depth, params[m]!, makeStrategy(params[m]!))
+  })
+  const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
+  const entryRng = new Rng(config.seed, "latency/entry")
+  const feedRng = new Rng(config.seed, "latency/feed")
+  const rewards = new RewardsLedger(config.rewards, markets.length, config.sampleSec)
+  const lpAcct = v.lpAccount
+
+  // Feed: per data event, when the strategy sees it and what it sees.
+  const n = d.count
+  const feedAt = new Float64Array(n)
+  const feedMid2 = new Int32Array(n)
+  const feedNetYes = new Float64Array(n)
+  const feedPnl = new Float64Array(n)
+  let fed = 0
+  let fp = 0
+  let lastFeedAt = 0
+  const batches: Batch[] = []
+  let bp = 0
+  let lastEntryAt = 0
+  let minTimerMs = Number.POSITIVE_INFINITY
+  const sampleMs = config.sampleSec * 1000
+  const startMs = d.tMs[0]!
+  const endMs = d.tMs[n - 1]!
+  let nextSampleMs = Math.ceil(startMs / sampleMs) * sampleMs
+  let nextDayMs = (Math.floor(startMs / DAY_MS) + 1) * DAY_MS
+  let markTotal = 0
+  let peak = config.capitalMicro
+  let maxDrawdown = 0
+  let peakAtMaxDrawdown = config.capitalMicro
+  const series: Series = {
+    tSec: [], equityMicro: [], cashMicro: [], pnlMicro: [],
+    mid2: markets.map(() => []), netYes: markets.map(() => []), bidBps: markets.map(() => []), askBps: markets.map(() => [])
+  }
+
+  const equity = (): number => lpAcct.availableMicro + lpAcct.lockedMicro + markTotal
+  const trackDrawdown = (): void => {
+    const e = equity()
+    if (e > peak) peak = e
+    if (peak - e > maxDrawdown) {
+      maxDrawdown = peak - e
+      peakAtMaxDrawdown = peak
+    }
+  }
+  const remark = (ms: MarketState): void => {
+    if (ms.mid2 < 0) return
+    const mark = ms.yes * ms.mid2 * 50 + ms.no * (20_000 - ms.mid2) * 50
+    markTotal += mark - ms.markMicro
+    ms.markMicro = mark
+  }
+  const refreshMinTimer = (): void => {
+    minTimerMs = Number.POSITIVE_INFINITY
+    for (const ms of markets) if (ms.timerMs < minTimerMs) minTimerMs = ms.timerMs
+  }
+  const send = (ms: MarketState, nowMs: number, quotes: ReadonlyArray<Quote> | null): void => {
+    lastEntryAt = Math.max(lastEntryAt, nowMs + latency(config.entryLatency, entryRng))
+    batches.push({ atMs: lastEntryAt, ms, quotes })
+  }
+  const closePause = (ms: MarketState, nowMs: number): void => {
+    if (ms.pausedSinceMs >= 0) {
+      ms.pausedMs += nowMs - ms.pausedSinceMs
+      ms.pausedSinceMs = -1
+    }
+  }
+
+  /**
+   * Could a step now answer anything but `hold`? docs/lp.md "One step, in order": a re-quote
+   * when due, a stop at the PnL limits, a pause above the skew tolerance, a resume below half
+   * of it. Otherwise the step is skipped: its only effect would be remembering the mid, and
+   * the mid we pass is always the last one seen, so no later step can tell the difference
+   * (RunOptions.everyStep checks this equivalence in the tests).
+   */
+  const mustStep = (ms: MarketState, tsSec: number): boolean => {
+    const st = ms.state
+    const p = ms.params
+    const pnl = ms.obsPnlMicro
+    if ((p.stopLossMicro > 0 && pnl <= -p.stopLossMicro) || (p.takeProfitMicro > 0 && pnl >= p.takeProfitMicro)) return true
+    const absNet100 = Math.abs(ms.obsNetYes) * 100
+    const tolerance100 = p.maxInventory * p.skewTolerancePct
+    if (st.paused) return absNet100 * 2 < tolerance100
+    if (st.lastQuoteSec === null || tsSec - st.lastQuoteSec >= p.rebalanceIntervalSec) return true
+    return absNet100 > tolerance100
+  }
+
+  const step = (ms: MarketState, nowMs: number): void => {
+    if (ms.stopReason !== null) return
+    const tsSec = Math.floor(nowMs / 1000)
+    if (ms.obsMid2 >= 0) ms.seenMid2 = ms.obsMid2
+    if (!everyStep && !mustStep(ms, tsSec)) return
+    const st = ms.state
+    const r = ms.strategy.step(st, { tsSec, midBps: ms.seenMid2 < 0 ? null : ms.seenMid2 / 2, netYes: ms.obsNetYes, pnlMicro: ms.obsPnlMicro })
+    ms.state = r.state
+    const decision = r.decision
+    if (decision.kind === "quote") {
+      closePause(ms, nowMs)
+      ms.requotes++
+      send(ms, nowMs, decision.quotes)
+    } else if (decision.kind === "pause") {
+      ms.pausedSinceMs = nowMs
+      ms.pauses++
+      send(ms, nowMs, null)
+    } else if (decision.kind === "stop") {
+      closePause(ms, nowMs)
+      ms.stopReason = decision.reason
+      ms.stoppedAtMs = nowMs
+      send(ms, nowMs, null)
+    }
+    const timer = ms.stopReason === null && !r.state.paused && r.state.lastQuoteSec !== null ? (r.state.lastQuoteSec + ms.params.rebalanceIntervalSec) * 1000 : Number.POSITIVE_INFINITY
+    if (timer !== ms.timerMs) {
+      ms.timerMs = timer
+      refreshMinTimer()
+    }
+  }
+
+  /** A batch reaches the exchange: our quotes in that market are cancelled, the new ones placed post-only. */
+  const arrive = (b: Batch): void => {
+    v.at(b.atMs)
+    const ms = b.ms
+    v.cancelAllLp(ms)
+    if (b.quotes === null) return
+    for (const spec of quotesToOrders(b.quotes, { yes: ms.yes, no: ms.no })) {
+      ms.ordersPlaced++
+      if (v.placeLp(ms, spec) !== null) ms.quotedContracts += spec.size
+    }
+  }
+
+  const sample = (tMs: number): void => {
+    v.at(tMs)
+    rewards.sample(tMs, markets, lpAcct)
+    const e = equity()
+    series.tSec.push(Math.floor(tMs / 1000))
+    series.equityMicro.push(e)
+    series.cashMicro.push(lpAcct.availableMicro + lpAcct.lockedMicro)
+    series.pnlMicro.push(e - config.capitalMicro)
+    for (const ms of markets) {
+      let bid = -1
+      let ask = -1
+      for (const o of ms.ours) {
+        if (o.remaining === 0) continue
+        if (o.isBid && o.yesPriceBps > bid) bid = o.yesPriceBps
+        if (!o.isBid && (ask < 0 || o.yesPriceBps < ask)) ask = o.yesPriceBps
+      }
+      series.mid2[ms.idx]!.push(ms.bidTop >= 0 && ms.askTop >= 0 ? ms.bidTop + ms.askTop : -1)
+      series.netYes[ms.idx]!.push(ms.netYes)
+      series.bidBps[ms.idx]!.push(bid)
+      series.askBps[ms.idx]!.push(ask)
+    }
+  }
+
+  const closeDay = (tMs: number): void => {
+    v.at(tMs)
+    const paid = rewards.close(markets)
+    if (paid > 0) {
+      v.credit(LP, paid, `lp-rewards:${Math.floor((tMs - 1) / DAY_MS)}`)
+      trackDrawdown()
+    }
+  }
+
+  /** Fires every internal event due at or before tMs, earliest first. */
+  const advance = (tMs: number): void => {
+    for (;;) {
+      let best = nextDayMs
+      let kind = 0
+      if (bp < batches.length && batches[bp]!.atMs < best) {
+        best = batches[bp]!.atMs
+        kind = 1
+      }
+      if (fp < fed && feedAt[fp]! < best) {
+        best = feedAt[fp]!
+        kind = 2
+      }
+      if (minTimerMs < best) {
+        best = minTimerMs
+        kind = 3
+      }
+      if (nextSampleMs < best) {
+        best = nextSampleMs
+        kind = 4
+      }
+      if (best > tMs) return
+      if (kind === 0) {
+        closeDay(best)
+        nextDayMs += DAY_MS
+      } else if (kind === 1) {
+        arrive(batches[bp++]!)
+        if (bp > 4096 && bp * 2 > batches.length) {
+          batches.splice(0, bp)
+          bp = 0
+        }
+      } else if (kind === 2) {
+        const j = fp++
+        const ms = markets[d.market[j]!]!
+        ms.obsMid2 = feedMid2[j]!
+        ms.obsNetYes = feedNetYes[j]!
+        ms.obsPnlMicro = feedPnl[j]!
+        step(ms, best)
+      } else if (kind === 3) {
+        for (const ms of markets) if (ms.timerMs === best) step(ms, best)
+      } else {
+        sample(best)
+        nextSampleMs += sampleMs
+      }
+    }
+  }
+
+  for (let i = 0; i < n; i++) {
+    const t = d.tMs[i]!
+    advance(t)
+    v.at(t)
+    const ms = markets[d.market[i]!]!
+    if (d.kind[i] === KIND_TRADE) {
+      bg.beforeTrade(ms, d.side[i] === TAKER_BUY, d.priceBps[i]!, d.size[i]!)
+      v.take(ms, d.side[i] === TAKER_BUY, d.priceBps[i]!, d.size[i]!)
+    } else {
+      bg.snapshot(ms, d, d.levelStart[i]!, d.size[i]!)
+    }
+    remark(ms)
+    lastFeedAt = Math.max(lastFeedAt, t + latency(config.feedLatency, feedRng))
+    feedAt[i] = lastFeedAt
+    feedMid2[i] = ms.bidTop >= 0 && ms.askTop >= 0 ? ms.bidTop + ms.askTop : -1
+    feedNetYes[i] = ms.netYes
+    feedPnl[i] = ms.pnlMicro
+    fed = i + 1
+    trackDrawdown()
+    if ((i & 0xffff) === 0xffff && opts.onProgress !== undefined) opts.onProgress(i + 1, n)
+  }
+  advance(endMs)
+  sample(endMs)
+  closeDay(endMs)
+  opts.onProgress?.(n, n)
+
+  return { report: buildReport(d, config, v, bg, markets, rewards, series, fills, fillsFromTrades, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown), engine: v.engine }
+}
+
+const buildReport = (
+  d: Dataset, config: BacktestConfig, v: Venue, bg: Background, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
+  series: Series, fills: FillRow[], fillsFromTrades: number, endMs: number, finalEquity: number, markTotal: number,
+  maxDrawdown: number, peakAtMaxDrawdown: number
+): BacktestReport => {
+  const endSec = Math.floor(endMs / 1000)
+  const lp = v.lpAccount
+  const cash = lp.availableMicro + lp.lockedMicro
+  let unrealised = 0
+  const marketReports: MarketReport[] = markets.map((ms) => {
+    const pos = lp.positions.get(ms.id)
+    const cost = pos === undefined ? 0 : pos.costYesMicro + pos.costNoMicro
+    if (pos !== undefined && (pos.yes !== ms.yes || pos.no !== ms.no)) throw new Error(`backtest defect: ${ms.id} position ${pos.yes}/${pos.no} vs fills ${ms.yes}/${ms.no}`)
+    unrealised += ms.markMicro - cost
+    const pausedMs = ms.pausedMs + (ms.pausedSinceMs >= 0 ? endMs - ms.pausedSinceMs : 0)
+    return {
+      market_id: ms.id, fills: ms.fills, filled_contracts: ms.filledContracts, quoted_contracts: ms.quotedContracts,
+      orders_placed: ms.ordersPlaced, requotes: ms.requotes, volume_micro: ms.volumeMicro, net_yes: ms.netYes, yes: ms.yes, no: ms.no,
+      mark_bps: ms.mid2 < 0 ? null : ms.mid2 / 2, pnl_micro: ms.pnlMicro, maker_rebates_micro: ms.rebatesMicro,
+      lp_rewards_raw_micro: rewards.rawByMarket[ms.idx]!, pauses: ms.pauses, time_paused_sec: Math.floor(pausedMs / 1000),
+      stop_reason: ms.stopReason, time_stopped_sec: ms.stoppedAtMs < 0 ? 0 : Math.floor((endMs - ms.stoppedAtMs) / 1000), params: ms.params
+    }
+  })
+  const sum = (f: (m: MarketReport) => number): number => marketReports.reduce((s, m) => s + f(m), 0)
+  const pnl = finalEquity - config.capitalMicro
+  const rebates = sum((m) => m.maker_rebates_micro)
+  const rejects: Record<string, number> = {}
+  for (const [k, n] of [...v.lpRejects.entries()].sort()) rejects[k] = n
+  const quoted = sum((m) => m.quoted_contracts)
+  const filled = sum((m) => m.filled_contracts)
+  const src = config.strategy
+  return {
+    summary: {
+      source: d.source, seed: config.seed,
+      strategy: src.kind === "preset" ? `preset ${src.preset}` : src.spec.mode === "simple" ? `spec simple ${src.spec.preset}` : "spec advanced",
+      queue_model: config.queueModel === "prob" ? `prob (power ${config.queuePower})` : "risk-averse",
+      markets: markets.length, trades: d.trades, snapshots: d.snapshots, events: d.count,
+      from_sec: Math.floor(d.tMs[0]! / 1000), to_sec: endSec, capital_micro: config.capitalMicro,
+      final_equity_micro: finalEquity, cash_micro: cash, inventory_value_micro: markTotal,
+      pnl_micro: pnl, realised_pnl_micro: pnl - unrealised, unrealised_pnl_micro: unrealised,
+      trading_pnl_micro: pnl - rebates - rewards.totalMicro, maker_rebates_micro: rebates, lp_rewards_micro: rewards.totalMicro,
+      fills: fills.length, fills_from_trades: fillsFromTrades, fills_from_book_moves: fills.length - fillsFromTrades,
+      filled_contracts: filled, quoted_contracts: quoted, fill_ratio: quoted === 0 ? 0 : Math.round((filled / quoted) * 1e6) / 1e6,
+      orders_placed: sum((m) => m.orders_placed), orders_rejected: Object.values(rejects).reduce((s, n) => s + n, 0),
+      volume_micro: sum((m) => m.volume_micro), max_drawdown_micro: maxDrawdown,
+      max_drawdown_pct: peakAtMaxDrawdown <= 0 ? 0 : Math.round((maxDrawdown / peakAtMaxDrawdown) * 1e6) / 1e6,
+      time_paused_sec: sum((m) => m.time_paused_sec), time_stopped_sec: sum((m) => m.time_stopped_sec),
+      trades_rejected: v.tradeRejects, engine_commands: v.commands,
+      queue_decreases_at_our_level: bg.decreasesAtOurLevel, queue_decreases_ahead: bg.decreasesAhead
+    },
+    markets: marketReports,
+    rejects,
+    rewardDays: rewards.days,
+    series,
+    fills
+  }
+}

@@ -1,0 +1,22 @@
+// A sweep worker: receives the dataset once (columns on SharedArrayBuffers, so no copy)
+// and then runs one backtest per job message, answering with its summary.
+import { parentPort, workerData } from "node:worker_threads"
+import type { BacktestConfig } from "./config.ts"
+import type { Dataset } from "./dataset.ts"
+import { runBacktest } from "./runner.ts"
+
+export interface SweepJob {
+  readonly id: number
+  readonly config: BacktestConfig
+}
+
+const data = (workerData as { dataset: Dataset }).dataset
+const port = parentPort
+if (port === null) throw new Error("sweep-worker.ts runs as a worker thread")
+port.on("message", (job: SweepJob) => {
+  try {
+    port.postMessage({ id: job.id, summary: runBacktest(data, job.config).report.summary })
+  } catch (err) {
+    port.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) })
+  }
+})

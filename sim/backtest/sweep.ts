@@ -1,0 +1,112 @@
+// Parameter sweeps: every combination runs as its own backtest on a pool of worker threads
+// (one per core by default) sharing one copy of the data. Results come back in combination
+// order whatever finished first, so a sweep's table is deterministic too.
+import { Worker } from "node:worker_threads"
+import { type BacktestConfig, marketParams } from "./config.ts"
+import { type Dataset, shareDataset } from "./dataset.ts"
+import { applyKnobs, type Combination } from "./params.ts"
+import type { BacktestSummary } from "./report.ts"
+import { runBacktest } from "./runner.ts"
+import type { SweepJob } from "./sweep-worker.ts"
+
+export interface SweepRow {
+  readonly values: Combination
+  readonly summary: BacktestSummary
+}
+
+type Reply = { readonly id: number; readonly summary: BacktestSummary } | { readonly id: number; readonly error: string }
+
+/** Checks every combination's parameters before any work starts, so a bad one fails fast and by name. */
+export const sweepConfigs = (base: BacktestConfig, combos: ReadonlyArray<Combination>, d: Dataset): BacktestConfig[] =>
+  combos.map((values) => {
+    const config = applyKnobs(base, values)
+    try {
+      marketParams(config, d)
+    } catch (err) {
+      const what = Object.entries(values).map(([k, v]) => `${k}=${v}`).join(" ")
+      throw Object.assign(err as Error, { message: `sweep combination ${what}: ${(err as Error).message}` })
+    }
+    return config
+  })
+
+export const runSweep = async (
+  d: Dataset,
+  base: BacktestConfig,
+  combos: ReadonlyArray<Combination>,
+  workers: number,
+  onDone?: (done: number, total: number) => void
+): Promise<SweepRow[]> => {
+  const configs = sweepConfigs(base, combos, d)
+  const results = new Array<BacktestSummary | undefined>(configs.length)
+  const poolSize = Math.max(1, Math.min(workers, configs.length))
+  if (poolSize === 1 && configs.length === 1) {
+    results[0] = runBacktest(d, configs[0]!).report.summary
+    onDone?.(1, 1)
+  } else {
+    const shared = shareDataset(d)
+    let next = 0
+    let done = 0
+    await new Promise<void>((resolve, reject) => {
+      const pool: Worker[] = []
+      let failed = false
+      const stop = (err: Error | null): void => {
+        if (failed) return
+        if (err !== null) failed = true
+        for (const w of pool) void w.terminate()
+        if (err !== null) reject(err)
+        else resolve()
+      }
+      const feed = (w: Worker): void => {
+        if (next < configs.length) {
+          const job: SweepJob = { id: next, config: configs[next]! }
+          next++
+          w.postMessage(job)
+        }
+      }
+      for (let i = 0; i < poolSize; i++) {
+        const w = new Worker(new URL("./sweep-worker.ts", import.meta.url), { workerData: { dataset: shared }, execArgv: ["--import", "tsx"] })
+        pool.push(w)
+        w.on("message", (reply: Reply) => {
+          if ("error" in reply) return stop(new Error(`sweep combination ${reply.id + 1}: ${reply.error}`))
+          results[reply.id] = reply.summary
+          done++
+          onDone?.(done, configs.length)
+          if (done === configs.length) stop(null)
+          else feed(w)
+        })
+        w.on("error", (err) => stop(err))
+        feed(w)
+      }
+    })
+  }
+  return combos.map((values, i) => ({ values, summary: results[i]! }))
+}
+
+/** Flat rows for the results table and the DuckDB `sweep` table. */
+export const sweepTable = (rows: ReadonlyArray<SweepRow>): Array<Record<string, number | string>> =>
+  rows.map(({ values, summary: s }) => ({
+    ...values,
+    pnl_micro: s.pnl_micro,
+    realised_pnl_micro: s.realised_pnl_micro,
+    unrealised_pnl_micro: s.unrealised_pnl_micro,
+    maker_rebates_micro: s.maker_rebates_micro,
+    lp_rewards_micro: s.lp_rewards_micro,
+    fills: s.fills,
+    fill_ratio: s.fill_ratio,
+    max_drawdown_micro: s.max_drawdown_micro,
+    max_drawdown_pct: s.max_drawdown_pct,
+    time_paused_sec: s.time_paused_sec,
+    time_stopped_sec: s.time_stopped_sec
+  }))
+
+export const formatSweep = (table: ReadonlyArray<Record<string, number | string>>): string => {
+  if (table.length === 0) return "(no combinations)"
+  const cols = Object.keys(table[0]!)
+  const cell = (k: string, v: number | string): string =>
+    typeof v !== "number" ? v : k.endsWith("_micro") ? (v / 1e6).toFixed(2) : k.endsWith("ratio") || k.endsWith("pct") ? `${(v * 100).toFixed(2)}%` : String(v)
+  const head = cols.map((c) => c.replace(/_micro$/, "_usdc"))
+  const body = table.map((r) => cols.map((c) => cell(c, r[c]!)))
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
+  const line = (r: string[]): string => r.map((x, i) => x.padStart(widths[i]!)).join("  ")
+  return [line(head), ...body.map(line)].join("\n")
+}

@@ -1,0 +1,231 @@
+// The real engine (src/engine) with the backtest's cast of accounts: our LP wallet, one
+// taker replaying the historical trades as IOCs, and a few background makers holding the
+// rebuilt book. Wraps command stamping (seq, tsSec, nonces), scans every result
+// for our fills and rejections, and tracks our resting orders per market.
+import { Engine } from "../../src/engine/engine.ts"
+import { FEE_ACCOUNT, MAX_PRICE_BPS, MICRO_PER_BPS } from "../../src/engine/money.ts"
+import type { Account, Market, Order } from "../../src/engine/state.ts"
+import type { Command, EngineEvent, FillEvent, RejectReason } from "../../src/engine/types.ts"
+import type { OrderSpec } from "../../src/lp/quotes.ts"
+import type { Strategy, StrategyParams, StrategyState, StopReason } from "../../src/lp/strategy.ts"
+
+export const LP = "lp"
+export const TAKER = "taker"
+/** Funding for the accounts that replay history: 10^8 USDC each, far beyond a day of flow, and the ten of them stay under 2^53 so the ledger sums exactly. */
+const HOUSE_FUNDS_MICRO = 100_000_000_000_000
+
+/** Why one of our orders filled: a historical trade, or the rebuilt book moving through our price. */
+export const CAUSE_TRADE = 0
+export const CAUSE_BOOK = 1
+export type FillCause = typeof CAUSE_TRADE | typeof CAUSE_BOOK
+
+/** Everything the backtest keeps per market: book tops, our orders, our accounting, the strategy. */
+export class MarketState {
+  bidTop = -1
+  askTop = -1
+  /** bidTop + askTop once both are known (mid in half-bps, so .5 mids stay exact), else the last such value or -1. */
+  mid2 = -1
+  /** Our resting orders here (engine objects); filled ones are skipped and pruned at the next re-quote. */
+  ours: Order[] = []
+  yes = 0
+  no = 0
+  /** Cash in minus cash out from our fills here, rebates included. */
+  cashFlowMicro = 0
+  rebatesMicro = 0
+  volumeMicro = 0
+  fills = 0
+  filledContracts = 0
+  quotedContracts = 0
+  ordersPlaced = 0
+  /** Marked value of yes/no at mid2. */
+  markMicro = 0
+  // Strategy driving.
+  state: StrategyState
+  obsMid2 = -1
+  obsNetYes = 0
+  obsPnlMicro = 0
+  /** The last non-null mid the strategy has seen (its own `lastMidBps`). */
+  seenMid2 = -1
+  timerMs = Number.POSITIVE_INFINITY
+  pausedSinceMs = -1
+  pausedMs = 0
+  pauses = 0
+  requotes = 0
+  stoppedAtMs = -1
+  stopReason: StopReason | null = null
+
+  constructor(
+    readonly idx: number,
+    readonly id: string,
+    readonly market: Market,
+    readonly tickBps: number,
+    readonly snapshotMode: boolean,
+    readonly depthBase: number,
+    readonly params: StrategyParams,
+    readonly strategy: Strategy
+  ) {
+    this.state = strategy.init(0)
+  }
+
+  get netYes(): number {
+    return this.yes - this.no
+  }
+
+  /** PnL since start at the current mark: what the strategy's stop-loss sees. */
+  get pnlMicro(): number {
+    return this.cashFlowMicro + this.markMicro
+  }
+}
+
+export type FillSink = (ms: MarketState, ev: FillEvent, cause: FillCause) => void
+
+export class Venue {
+  readonly engine = new Engine()
+  readonly lpAccount: Account
+  readonly bgMakers: ReadonlyArray<string>
+  readonly lpRejects = new Map<RejectReason, number>()
+  /** Historical trades the engine refused (dust at the extremes): counted, not replayed. */
+  tradeRejects = 0
+  commands = 0
+  nowMs = 0
+  cause: FillCause = CAUSE_TRADE
+  private seq = 0
+  private tsSec = 0
+  private rr = 0
+
+  constructor(
+    marketIds: ReadonlyArray<string>,
+    capitalMicro: number,
+    fees: { readonly makerRebateBps: number; readonly takerFeeBps: number },
+    bgMakers: number,
+    private readonly onFill: FillSink,
+    private readonly tap: ((events: ReadonlyArray<EngineEvent>) => void) | undefined
+  ) {
+    this.bgMakers = Array.from({ length: bgMakers }, (_, i) => `bg${i}`)
+    this.must({ type: "set_fees", makerRebateBps: fees.makerRebateBps, takerFeeBps: fees.takerFeeBps })
+    for (const marketId of marketIds) this.must({ type: "create_market", marketId })
+    // Rebates come out of $fees; funding it up front pays every rebate the engine owes.
+    for (const user of [FEE_ACCOUNT, TAKER, ...this.bgMakers]) this.must({ type: "credit", user, amountMicro: HOUSE_FUNDS_MICRO, ref: "backtest-funding" })
+    this.must({ type: "credit", user: LP, amountMicro: capitalMicro, ref: "backtest-capital" })
+    this.lpAccount = this.engine.accounts.get(LP)!
+  }
+
+  at(ms: number): void {
+    this.nowMs = ms
+    this.tsSec = Math.floor(ms / 1000)
+  }
+
+  /** The command's own seq: strictly increasing overall, hence per user, which is all a nonce must be. */
+  private nonce(): number {
+    return this.seq
+  }
+
+  /** The next command sequence number; commands are built as literals at each call site (one shape each, no spread). */
+  private nextSeq(): number {
+    this.commands++
+    return ++this.seq
+  }
+
+  /**
+   * Applies a stamped command and scans its result for our fills and rejections. A rejection
+   * is always the only event; fills come right after `order_accepted`, interleaved only with
+   * self-trade cancels, so the scan stops at the first other event.
+   */
+  private run(ms: MarketState | null, cmd: Command): EngineEvent[] {
+    const out = this.engine.apply(cmd)
+    if (this.tap !== undefined) this.tap(out)
+    const first = out[0]!
+    if (first.type === "rejected") {
+      if (first.user === LP) this.lpRejects.set(first.reason, (this.lpRejects.get(first.reason) ?? 0) + 1)
+      return out
+    }
+    if (first.type !== "order_accepted") return out
+    for (let i = 1; i < out.length; i++) {
+      const ev = out[i]!
+      if (ev.type === "fill") {
+        if (ev.makerUser === LP && ms !== null) this.onFill(ms, ev, this.cause)
+      } else if (ev.type !== "order_cancelled" || ev.reason !== "stp") break
+    }
+    return out
+  }
+
+  private must(cmd: DistributiveOmit<Command, "seq" | "tsSec">): void {
+    const out = this.run(null, { ...cmd, seq: this.nextSeq(), tsSec: this.tsSec } as Command)
+    if (out[0]?.type === "rejected") throw new Error(`backtest set-up rejected: ${cmd.type} ${out[0].reason}`)
+  }
+
+  /** A background maker order: a bid is buy YES @p, an ask buy NO @(10000−p), so no maker needs shares. gtc: it trades with any of our orders it crosses. */
+  placeBg(ms: MarketState, isBid: boolean, yesPriceBps: number, size: number, maker?: string): void {
+    const ownPrice = isBid ? yesPriceBps : MAX_PRICE_BPS - yesPriceBps
+    const minSize = Math.ceil(100 / ownPrice)
+    const user = maker ?? this.bgMakers[this.rr++ % this.bgMakers.length]!
+    const prev = this.cause
+    this.cause = CAUSE_BOOK
+    this.run(ms, {
+      type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user, marketId: ms.id, side: "buy", outcome: isBid ? "yes" : "no",
+      priceBps: ownPrice, size: size < minSize ? minSize : size, orderType: "gtc", nonce: this.nonce()
+    })
+    this.cause = prev
+  }
+
+  /** A historical trade as taker flow: buy YES @P (taker bought) or buy NO @(10000−P) (taker sold YES). */
+  take(ms: MarketState, takerBuys: boolean, priceBps: number, size: number): void {
+    this.cause = CAUSE_TRADE
+    const out = this.run(ms, {
+      type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user: TAKER, marketId: ms.id, side: "buy", outcome: takerBuys ? "yes" : "no",
+      priceBps: takerBuys ? priceBps : MAX_PRICE_BPS - priceBps, size, orderType: "ioc", nonce: this.nonce()
+    })
+    if (out[0]!.type === "rejected") this.tradeRejects++
+  }
+
+  /** One of our post-only orders; returns the resting engine order, or null when rejected. */
+  placeLp(ms: MarketState, spec: OrderSpec): Order | null {
+    const out = this.run(ms, {
+      type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user: LP, marketId: ms.id, side: spec.side, outcome: spec.outcome,
+      priceBps: spec.priceBps, size: spec.size, orderType: "post_only", nonce: this.nonce()
+    })
+    const first = out[0]!
+    if (first.type !== "order_accepted") return null
+    const order = this.engine.orders.get(first.orderId)
+    if (order === undefined) return null
+    ms.ours.push(order)
+    return order
+  }
+
+  cancel(ms: MarketState, order: Order): void {
+    this.run(ms, { type: "cancel_order", seq: this.nextSeq(), tsSec: this.tsSec, user: order.account.user, orderId: order.id })
+  }
+
+  cancelAllLp(ms: MarketState): void {
+    if (ms.ours.length > 0) this.run(ms, { type: "cancel_all", seq: this.nextSeq(), tsSec: this.tsSec, user: LP, marketId: ms.id })
+    ms.ours = []
+  }
+
+  credit(user: string, amountMicro: number, ref: string): void {
+    this.run(null, { type: "credit", seq: this.nextSeq(), tsSec: this.tsSec, user, amountMicro, ref })
+  }
+
+  /** Our resting contracts at a YES price on one side. */
+  ourAt(ms: MarketState, isBid: boolean, yesPriceBps: number): number {
+    let size = 0
+    const ours = ms.ours
+    for (let i = 0; i < ours.length; i++) {
+      const o = ours[i]!
+      if (o.remaining > 0 && o.isBid === isBid && o.yesPriceBps === yesPriceBps) size += o.remaining
+    }
+    return size
+  }
+
+  /** Background contracts resting at a YES price on one side. */
+  bgAt(ms: MarketState, isBid: boolean, yesPriceBps: number): number {
+    const level = (isBid ? ms.market.bids : ms.market.asks).levels[yesPriceBps]
+    if (level === undefined || level.size === 0) return 0
+    return level.size - this.ourAt(ms, isBid, yesPriceBps)
+  }
+}
+
+/** Omit over each member of a union, so command literals keep their discriminant. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** Notional of a fill from our side, micro. */
+export const ownNotionalMicro = (size: number, ownPriceBps: number): number => size * ownPriceBps * MICRO_PER_BPS

@@ -1,0 +1,145 @@
+// `npm run sim -- scenarios/<file> [--seed N] [--seeds A..B] [--duration 1h] [--json] [--log path|--no-log]`
+import { basename } from "node:path"
+import { LOG_FORMAT, LOG_VERSION, writeLog } from "./journal-log.ts"
+import { runScenario, type Summary } from "./run.ts"
+import { loadScenario, ScenarioError } from "./scenario.ts"
+import { parseSeeds, runSweep, type SweepSummary } from "./sweep.ts"
+import { progressBar } from "./progress.ts"
+
+const USAGE = "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B] [--duration 30m] [--json] [--log <path> | --no-log]"
+
+interface Args {
+  file: string
+  seed?: number
+  seeds?: number[]
+  durationSec?: number
+  json: boolean
+  log: string | null | undefined
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/
+const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
+
+const parseArgs = (argv: ReadonlyArray<string>): Args => {
+  const files: string[] = []
+  const out: Args = { file: "", json: false, log: undefined }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const value = (): string => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${a} needs a value`)
+      return v
+    }
+    if (a === "--json") out.json = true
+    else if (a === "--seed") {
+      const v = value()
+      if (!/^\d+$/.test(v)) throw new Error(`--seed ${v}: expected a non-negative integer`)
+      out.seed = Number(v)
+    } else if (a === "--seeds") out.seeds = parseSeeds(value())
+    else if (a === "--duration") {
+      const v = value()
+      const m = DURATION.exec(v)
+      if (m === null) throw new Error(`--duration ${v}: expected e.g. 90s, 30m, 2h`)
+      out.durationSec = Number(m[1]) * UNIT[m[2]!]!
+    } else if (a === "--log") out.log = value()
+    else if (a === "--no-log") out.log = null
+    else if (a.startsWith("--")) throw new Error(`unknown option ${a}`)
+    else files.push(a)
+  }
+  if (files.length !== 1) throw new Error("give exactly one scenario file")
+  if (out.seed !== undefined && out.seeds !== undefined) throw new Error("--seed and --seeds exclude each other")
+  out.file = files[0]!
+  return out
+}
+
+const fmt = (n: number): string => n.toLocaleString("en-US")
+
+const printSummary = (s: SweepSummary, logPath: string | null): void => {
+  const w = (line: string): boolean => process.stdout.write(`${line}\n`)
+  w(`scenario ${s.scenario}, seed ${s.seed}: ${s.ok ? "OK" : "FAILED"}`)
+  w(`  virtual ${fmt(s.virtualSec)} s in ${s.wallMs === null ? "?" : fmt(Math.round(s.wallMs))} ms wall (${s.wallMs ? fmt(Math.round((s.virtualSec * 1000) / s.wallMs)) : "?"}× real time)`)
+  w(`  events ${fmt(s.events)}, journal records ${fmt(s.journalRecords)}, requests ${fmt(s.requests)} (timeouts ${fmt(s.timeouts)})`)
+  w(`  responses ${Object.entries(s.responsesByStatus).map(([k, v]) => `${k}:${fmt(v)}`).join(" ")}`)
+  w(`  agents ${s.agentsOnboarded}/${s.agents} onboarded, actions ${fmt(s.actions)}, orders ${fmt(s.ordersAcked)}/${fmt(s.ordersSent)} acknowledged, ${fmt(s.ordersQueued)} queued`)
+  w(`  fills ${fmt(s.fills)}, volume ${fmt(Math.round(s.volumeUsdc))} USDC, deposits credited ${s.depositsCredited}, withdrawals confirmed ${s.withdrawalsConfirmed} (refunded ${s.withdrawalsRefunded})`)
+  w(`  ws frames ${fmt(s.wsFrames)} (reconnects ${s.wsReconnects}), bad inputs ${fmt(s.badInputsSent)}, invariant checks ${fmt(s.invariantChecks)}, crashes ${s.crashes}`)
+  w(`  faults injected ${s.faultsInjected}${s.faults.length > 0 ? `: ${s.faults.map((f) => `${f.kind}@${f.atSec}`).slice(0, 8).join(", ")}${s.faults.length > 8 ? ", ..." : ""}` : ""}`)
+  const codes = Object.entries(s.errorCodes)
+  if (codes.length > 0) w(`  error codes ${codes.map(([k, v]) => `${k}:${fmt(v)}`).join(" ")}`)
+  for (const f of s.failures) w(`  FAILURE ${f}`)
+  if (logPath !== null) w(`  log ${logPath} (npm run replay -- ${logPath})`)
+  w(`journalHash ${s.journalHash}`)
+}
+
+const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  let args: Args
+  try {
+    args = parseArgs(argv)
+  } catch (err) {
+    process.stderr.write(`sim: ${(err as Error).message}\n${USAGE}\n`)
+    return 2
+  }
+  let scenario
+  try {
+    scenario = loadScenario(args.file)
+  } catch (err) {
+    if (err instanceof ScenarioError) {
+      process.stderr.write(`sim: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  }
+  const tty = process.stderr.isTTY === true && !args.json
+  if (args.seeds !== undefined) {
+    const bar = tty ? progressBar(`sweep ${scenario.name}`) : null
+    const results = await runSweep(args.file, args.seeds, args.durationSec, (r, done) => {
+      bar?.update(done / args.seeds!.length, `${done}/${args.seeds!.length} seeds`)
+      if (!tty && !args.json) process.stderr.write(`seed ${r.seed}: ${r.error !== undefined ? "ERROR" : r.summary!.ok ? "ok" : "FAILED"}\n`)
+    })
+    bar?.done()
+    const failing = results.filter((r) => r.error !== undefined || !r.summary!.ok)
+    const durationFlag = args.durationSec === undefined ? "" : ` --duration ${args.durationSec}s`
+    const rows = failing.map((r) => ({
+      seed: r.seed,
+      reason: r.error ?? r.summary!.failures[0] ?? "",
+      reproduce: `npm run sim -- ${args.file} --seed ${r.seed}${durationFlag}`
+    }))
+    if (args.json) process.stdout.write(`${JSON.stringify({ scenario: scenario.name, seeds: results.length, failing: rows, results: results.map((r) => ({ seed: r.seed, ok: r.summary?.ok ?? false, journalHash: r.summary?.journalHash ?? null })) })}\n`)
+    else {
+      process.stdout.write(`sweep ${scenario.name}: ${results.length - failing.length}/${results.length} seeds passed\n`)
+      for (const row of rows) process.stdout.write(`  seed ${row.seed} FAILED: ${row.reason.split("\n")[0]}\n    reproduce: ${row.reproduce}\n`)
+    }
+    return failing.length === 0 ? 0 : 1
+  }
+  const bar = tty ? progressBar(`${scenario.name} seed ${args.seed ?? scenario.seed}`) : null
+  const summary: Summary = await runScenario(scenario, {
+    ...(args.seed === undefined ? {} : { seed: args.seed }),
+    ...(args.durationSec === undefined ? {} : { durationSec: args.durationSec }),
+    onProgress: (f, v) => bar?.update(f, `${fmt(Math.round(v))} s virtual`),
+    wallMs: () => performance.now() // live-only: wall time for the summary; the run never reads it
+  })
+  bar?.done()
+  const logPath = args.log === null ? null : (args.log ?? `out/sim/${basename(args.file, ".json")}-seed${summary.seed}.log`)
+  if (logPath !== null) {
+    writeLog(
+      logPath,
+      {
+        format: LOG_FORMAT,
+        version: LOG_VERSION,
+        scenario: summary.scenario,
+        seed: summary.seed,
+        startSec: summary.startSec,
+        records: summary.records.length,
+        journalHash: summary.journalHash,
+        stateHash: summary.stateHash
+      },
+      summary.records as never
+    )
+  }
+  const { records: _records, ...rest } = summary
+  if (args.json) process.stdout.write(`${JSON.stringify({ ...rest, log: logPath })}\n`)
+  else printSummary(rest, logPath)
+  return summary.ok ? 0 : 1
+}
+
+process.exitCode = await main(process.argv.slice(2))

@@ -1,0 +1,19 @@
+// One worker thread of a seed sweep: runs the seeds it is sent, one at a time.
+import { parentPort, workerData } from "node:worker_threads"
+import { runScenario } from "./run.ts"
+import { loadScenario } from "./scenario.ts"
+
+const { file, durationSec } = workerData as { file: string; durationSec: number | undefined }
+const scenario = loadScenario(file)
+
+parentPort!.on("message", async (seed: number | null) => {
+  if (seed === null) return process.exit(0)
+  try {
+    const wallMs = (): number => performance.now() // live-only: wall time is reported, never used by the run
+    const summary = await runScenario(scenario, { seed, ...(durationSec === undefined ? {} : { durationSec }), wallMs })
+    const { records: _records, ...rest } = summary
+    parentPort!.postMessage({ seed, summary: rest })
+  } catch (err) {
+    parentPort!.postMessage({ seed, error: err instanceof Error ? (err.stack ?? err.message) : String(err) })
+  }
+})

@@ -1,0 +1,31 @@
+// One seed → one journal hash, for every shipped scenario; another seed → another hash.
+import { describe, expect, it } from "vitest"
+import { runScenario } from "../../sim/run.ts"
+import { shippedScenarios } from "./support.ts"
+
+const scenarios = shippedScenarios()
+
+describe("every shipped scenario is deterministic", () => {
+  it("ships at least eight scenarios", () => {
+    expect(scenarios.length).toBeGreaterThanOrEqual(8)
+  })
+
+  for (const { file, scenario } of scenarios) {
+    // The busy day runs its first 15 virtual minutes (500 agents onboarding and trading);
+    // the others run their full length, expectations included.
+    const full = scenario.agents.reduce((n, a) => n + a.count, 0) <= 100
+    const opts = full ? {} : { durationSec: 900, expectations: false }
+    it(`${scenario.name}: same seed twice gives the same journalHash and passes`, async () => {
+      const a = await runScenario(scenario, opts)
+      const b = await runScenario(scenario, opts)
+      expect(a.failures, `${file} seed ${a.seed}`).toEqual([])
+      expect(a.ok).toBe(true)
+      expect(a.journalRecords).toBeGreaterThan(100)
+      expect(b.journalHash).toBe(a.journalHash)
+      expect(b.stateHash).toBe(a.stateHash)
+      expect(b.events).toBe(a.events)
+      const c = await runScenario(scenario, { ...opts, seed: a.seed + 1, expectations: false })
+      expect(c.journalHash).not.toBe(a.journalHash)
+    }, 120_000)
+  }
+})
