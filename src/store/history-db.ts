@@ -1,4 +1,4 @@
-// The history store: trades (and, later, deposits, withdrawals and rewards) projected
+// The history store: trades, deposits, withdrawals and paid LP rewards projected
 // from the journal into a DuckDB file, DATA_DIR/history.duckdb, for start-up seeding of
 // the in-memory History, rebuilds and analyst exports (Parquet / CSV).
 //
@@ -17,7 +17,7 @@ import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement, ty
 import type { FillEvent } from "../engine/types.ts"
 import type { JournalRecord } from "../service/commands.ts"
 import type { ApplyResult, Exchange } from "../service/exchange.ts"
-import { appendDepositRow, appendRows, appendWithdrawalRow, type DepositRow, ledgerRows, type WithdrawalRow } from "./ledger-rows.ts"
+import { appendDepositRow, appendRewardRow, appendRows, appendWithdrawalRow, type DepositRow, ledgerRows, type RewardRow, rewardRows, type WithdrawalRow } from "./ledger-rows.ts"
 import { type Candle, INTERVALS, type Interval, type TradeRecord, tradeFromFill } from "../service/history.ts"
 
 export const HISTORY_SCHEMA_VERSION = 2
@@ -181,6 +181,7 @@ export class HistoryStore {
   private pending: PendingFill[] = []
   private pendingDeposits: DepositRow[] = []
   private pendingWithdrawals: WithdrawalRow[] = []
+  private pendingRewards: RewardRow[] = []
   private recorded: number
   private projected: number
   private failure: Error | null = null
@@ -257,7 +258,8 @@ export class HistoryStore {
 
   /**
    * An `Exchange.onApply` listener: buffers the fills of a record not yet projected, and —
-   * given the exchange, read right after the record applied — its deposit and withdrawal rows.
+   * given the exchange, read right after the record applied — its deposit and withdrawal rows;
+   * a `pay_rewards` record's paid makers.
    */
   record(record: JournalRecord, result: ApplyResult, exchange?: Exchange): void {
     if (record.seq <= this.recorded || this.failure !== null) return
@@ -273,17 +275,21 @@ export class HistoryStore {
       for (const d of rows.deposits) this.pendingDeposits.push(d)
       for (const w of rows.withdrawals) this.pendingWithdrawals.push(w)
     }
+    for (const row of rewardRows(record, result.paid)) this.pendingRewards.push(row)
   }
 
-  /** Appends buffered deposit and withdrawal rows through `target` (inside flush's transaction). */
-  private async appendLedgerRows(target: number): Promise<[number, number]> {
+  /** Appends buffered deposit, withdrawal and reward rows through `target` (inside flush's transaction). */
+  private async appendLedgerRows(target: number): Promise<[number, number, number]> {
     let nd = 0
     while (nd < this.pendingDeposits.length && this.pendingDeposits[nd]!.seq <= target) nd++
     let nw = 0
     while (nw < this.pendingWithdrawals.length && this.pendingWithdrawals[nw]!.seq <= target) nw++
     if (nd > 0) await appendRows(this.conn, "deposits", this.pendingDeposits.slice(0, nd), appendDepositRow)
     if (nw > 0) await appendRows(this.conn, "withdrawals", this.pendingWithdrawals.slice(0, nw), appendWithdrawalRow)
-    return [nd, nw]
+    let nr = 0
+    while (nr < this.pendingRewards.length && this.pendingRewards[nr]!.seq <= target) nr++
+    if (nr > 0) await appendRows(this.conn, "rewards", this.pendingRewards.slice(0, nr), appendRewardRow)
+    return [nd, nw, nr]
   }
 
   /**
@@ -336,11 +342,12 @@ export class HistoryStore {
             app.closeSync()
           }
         }
-        const [nd, nw] = await this.appendLedgerRows(target)
+        const [nd, nw, nr] = await this.appendLedgerRows(target)
         await this.conn.run("UPDATE meta SET projected_seq = $1", [BigInt(target)])
         await this.conn.run("COMMIT")
         this.pendingDeposits.splice(0, nd)
         this.pendingWithdrawals.splice(0, nw)
+        this.pendingRewards.splice(0, nr)
       } catch (err) {
         await this.conn.run("ROLLBACK").catch(() => undefined)
         throw err

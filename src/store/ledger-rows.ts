@@ -1,10 +1,11 @@
 // Deposit and withdrawal rows for the history store: one row per journal record
 // that changed a deposit or a withdrawal, carrying its state right after that
 // record (read from the exchange inside its apply listener, so it is exact).
-import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
+import { type DuckDBAppender, type DuckDBConnection, DuckDBDateValue } from "@duckdb/node-api"
 import type { JournalRecord } from "../service/commands.ts"
 import type { DepositRecord } from "../service/deposits.ts"
 import type { Exchange } from "../service/exchange.ts"
+import type { PaidDay } from "../service/rewards-book.ts"
 import { type WithdrawalRecord, withdrawalId } from "../service/withdrawals.ts"
 
 export interface DepositRow {
@@ -114,6 +115,27 @@ export const ledgerRows = (r: JournalRecord, x: Exchange): { deposits: DepositRo
       break
   }
   return { deposits, withdrawals }
+}
+
+/** One paid maker of one UTC day (`day`: days since 1970-01-01), written by the record that paid it. */
+export interface RewardRow {
+  readonly seq: number
+  readonly day: number
+  readonly maker: string
+  readonly microUsdc: number
+  readonly score: number
+}
+
+export const rewardRows = (r: JournalRecord, paid: PaidDay | undefined): RewardRow[] =>
+  paid === undefined ? [] : paid.payouts.map((p) => ({ seq: r.seq, day: paid.day, maker: p.maker, microUsdc: p.amountMicro, score: p.score }))
+
+/** One `rewards` row, in the table's column order. */
+export const appendRewardRow = (app: DuckDBAppender, w: RewardRow): void => {
+  app.appendBigInt(BigInt(w.seq))
+  app.appendDate(new DuckDBDateValue(w.day))
+  app.appendVarchar(w.maker)
+  app.appendBigInt(BigInt(w.microUsdc))
+  app.appendDouble(w.score)
 }
 
 /** Appends a value or SQL NULL. */
