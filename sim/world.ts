@@ -32,6 +32,8 @@ export interface WorldOptions {
   /** Test-only: wraps each booted exchange (e.g. a planted bug the auditor must catch). */
   readonly tamper?: (exchange: Exchange) => void
   readonly onError?: (err: unknown) => void
+  /** Enables the operator credit route (model tests fund users without the chain). */
+  readonly devCredit?: boolean
 }
 
 /** A process's journal view: once the process has crashed it can write nothing more. */
@@ -78,7 +80,7 @@ export class World {
       adminToken: ADMIN_TOKEN,
       corsOrigins: new Set(),
       secureCookies: false,
-      devCredit: false,
+      devCredit: options.devCredit ?? false,
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     }
     this.boot()
