@@ -1,0 +1,124 @@
+// Inputs and the command line: CSV and Parquet load to the same data and result, bad
+// files, flags, params files and sweeps fail with messages that name the problem, and a
+// sweep on worker threads answers exactly what in-process runs answer.
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { DuckDBInstance } from "@duckdb/node-api"
+import { beforeAll, describe, expect, it } from "vitest"
+import { DEFAULT_DATA, parseArgs } from "../../sim/backtest/args.ts"
+import { DEFAULT_CONFIG } from "../../sim/backtest/config.ts"
+import type { Dataset } from "../../sim/backtest/dataset.ts"
+import { loadDataset } from "../../sim/backtest/load.ts"
+import { applyKnobs, combinations, parseSweep } from "../../sim/backtest/params.ts"
+import { runBacktest } from "../../sim/backtest/runner.ts"
+import { runSweep, sweepConfigs } from "../../sim/backtest/sweep.ts"
+import { syntheticDataset } from "../../sim/backtest/synthetic.ts"
+
+const dir = mkdtempSync(join(tmpdir(), "backtest-inputs-"))
+const file = (name: string, text: string): string => {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+// A cheaper cadence keeps the two full-sample runs quick; the data path is what is under test.
+const CHEAP = applyKnobs({ ...DEFAULT_CONFIG, sampleSec: 600 }, { interval: 300 })
+
+describe("CSV and Parquet", () => {
+  let csv: Dataset
+  let parquet: Dataset
+  beforeAll(async () => {
+    const pq = join(dir, "sample.parquet")
+    const db = await DuckDBInstance.create(":memory:")
+    const conn = await db.connect()
+    await conn.run(`COPY (SELECT * FROM read_csv('${DEFAULT_DATA}', header = true)) TO '${pq}' (FORMAT parquet)`)
+    conn.closeSync()
+    db.closeSync()
+    csv = await loadDataset(DEFAULT_DATA)
+    parquet = await loadDataset(pq)
+  })
+
+  it("load to the same events and give the same backtest", () => {
+    expect({ ...parquet, source: "" }).toEqual({ ...csv, source: "" })
+    const a = runBacktest(csv, CHEAP).report
+    const b = runBacktest(parquet, CHEAP).report
+    expect({ ...b, summary: { ...b.summary, source: "" } }).toEqual({ ...a, summary: { ...a.summary, source: "" } })
+    expect(a.summary.fills).toBeGreaterThan(0)
+  })
+
+  it("accept ts_ms instead of ts_sec, and spread whole seconds through the second", async () => {
+    const secs = await loadDataset(file("s.csv", "ts_sec,market_id,price_bps,size,taker_side\n100,a,5000,10,buy\n100,a,5100,10,buy\n101,a,5000,5,SELL\n"))
+    expect([...secs.tMs]).toEqual([100_000, 100_500, 101_000])
+    expect([...secs.side]).toEqual([0, 0, 1])
+    const ms = await loadDataset(file("ms.csv", "ts_ms,market_id,price_bps,size,taker_side\n100250,a,5000,10,buy\n100000,a,5100,10,buy\n"))
+    expect([...ms.tMs]).toEqual([100_000, 100_250]) // sorted by time, stable
+    expect([...ms.priceBps]).toEqual([5100, 5000])
+  })
+})
+
+describe("bad inputs give clear errors", () => {
+  it("a missing column is named with the columns found", async () => {
+    const path = file("nocol.csv", "ts_sec,market_id,price_bps,size\n1,a,5000,10\n")
+    await expect(loadDataset(path)).rejects.toThrow(/missing column taker_side \(columns: ts_sec, market_id, price_bps, size\)/)
+    await expect(loadDataset(file("notime.csv", "market_id,price_bps,size,taker_side\na,1,1,buy\n"))).rejects.toThrow(/missing column ts_sec \(or ts_ms\)/)
+  })
+
+  it("a bad value is named with its data row", async () => {
+    await expect(loadDataset(file("price.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,10,buy\n2,a,12000,10,buy\n"))).rejects.toThrow(
+      /data row 2: price_bps 12000 is not an integer in 1\.\.9999/
+    )
+    await expect(loadDataset(file("side.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,10,up\n"))).rejects.toThrow(/data row 1: taker_side is not buy or sell/)
+    await expect(loadDataset(file("size.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,2.5,buy\n"))).rejects.toThrow(/data row 1: size 2.5/)
+  })
+
+  it("missing files, unknown formats and crossed snapshots are refused", async () => {
+    await expect(loadDataset(join(dir, "nope.csv"))).rejects.toThrow(/nope\.csv: no such file/)
+    await expect(loadDataset(file("x.json", "{}"))).rejects.toThrow(/unsupported input format/)
+    const trades = file("t.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,10,buy\n")
+    const crossed = file("b.csv", "ts_sec,market_id,side,price_bps,size\n1,a,bid,5100,10\n1,a,ask,5000,10\n")
+    await expect(loadDataset(trades, crossed)).rejects.toThrow(/snapshot a at 1s is crossed/)
+  })
+
+  it("a bad preset, flag or params file is named", () => {
+    expect(() => parseArgs(["--preset", "yolo"])).toThrow(/--preset: unknown preset "yolo"; known: conservative, balanced, aggressive/)
+    expect(() => parseArgs(["--queue", "fifo"])).toThrow(/--queue: unknown model "fifo"/)
+    expect(() => parseArgs(["--capital", "-5"])).toThrow(/--capital: expected an amount of USDC/)
+    expect(() => parseArgs(["--frobnicate"])).toThrow(/unknown argument "--frobnicate"/)
+    expect(() => parseArgs(["--preset", "balanced", "--params", "x.json"])).toThrow(/exclusive/)
+    const bad = file("p.json", JSON.stringify({ mode: "advanced", capital_micro_usdc: 1e9, spread_bps: 1, levels_per_side: 1, contracts_per_level: 1, rebalance_interval_secs: 15, skew_tolerance_pct: 50, stop_loss_micro_usdc: 0, take_profit_micro_usdc: 0 }))
+    expect(() => parseArgs(["--params", bad])).toThrow(/params file .*p\.json: params\.spread_bps: must be an integer in 2\.\.9998/)
+    expect(() => parseArgs(["--params", file("j.json", "{ nope")])).toThrow(/params file .*j\.json: /)
+  })
+
+  it("bad sweep syntax, names and combinations are named", () => {
+    expect(() => parseSweep("spread=100..400")).toThrow(/--sweep "spread=100\.\.400": a range needs a step/)
+    expect(() => parseSweep("spread")).toThrow(/expected name=from\.\.to:step or name=v1,v2/)
+    expect(() => parseSweep("sprd=1,2")).toThrow(/--sweep: unknown parameter "sprd"; known: spread, levels/)
+    expect(() => parseSweep("spread=1x,2")).toThrow(/"1x" is not an integer/)
+    expect(() => parseSweep("spread=400..100:50")).toThrow(/from 400 is above to 100/)
+    expect(() => parseArgs(["--sweep", "spread=1,2", "--sweep", "spread_bps=3"])).toThrow(/swept twice/)
+    const d = syntheticDataset({ seed: "s", trades: 100 })
+    expect(() => sweepConfigs(DEFAULT_CONFIG, combinations([parseSweep("spread=1,200")]), d)).toThrow(/sweep combination spread=1: strategy parameter spreadBps must be an integer in 2\.\.9998/)
+  })
+
+  it("parses ranges, lists and the cartesian product", () => {
+    expect(parseSweep("spread=100..400:50").values).toEqual([100, 150, 200, 250, 300, 350, 400])
+    expect(parseSweep("levels_per_side=1,3,5")).toEqual({ name: "levels", values: [1, 3, 5] })
+    expect(combinations([parseSweep("spread=100,200"), parseSweep("levels=1,2")])).toEqual([
+      { spread: 100, levels: 1 }, { spread: 100, levels: 2 }, { spread: 200, levels: 1 }, { spread: 200, levels: 2 }
+    ])
+  })
+})
+
+describe("sweeps", () => {
+  it("run on worker threads and match in-process runs, in combination order", async () => {
+    const d = syntheticDataset({ seed: "sweep", trades: 2_000, durationSec: 3 * 3600 })
+    const combos = combinations([parseSweep("spread=100,300"), parseSweep("entry_latency_ms=0,500")])
+    const done: number[] = []
+    const rows = await runSweep(d, DEFAULT_CONFIG, combos, 2, (n) => done.push(n))
+    expect(done).toEqual([1, 2, 3, 4])
+    expect(rows.map((r) => r.values)).toEqual(combos)
+    for (const row of rows) expect(row.summary).toEqual(runBacktest(d, applyKnobs(DEFAULT_CONFIG, row.values)).report.summary)
+    expect(new Set(rows.map((r) => r.summary.pnl_micro)).size).toBeGreaterThan(1)
+  }, 30_000)
+})
