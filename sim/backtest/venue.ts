@@ -134,7 +134,8 @@ export class Venue {
   private run(ms: MarketState | null, cmd: Command): EngineEvent[] {
     const out = this.engine.apply(cmd)
     if (this.tap !== undefined) this.tap(out)
-    const first = out[0]!
+    const first = out[0]
+    if (first === undefined) return out // e.g. cancel_all with nothing left to cancel
     if (first.type === "rejected") {
       if (first.user === LP) this.lpRejects.set(first.reason, (this.lpRejects.get(first.reason) ?? 0) + 1)
       return out
@@ -197,7 +198,7 @@ export class Venue {
   }
 
   cancelAllLp(ms: MarketState): void {
-    if (ms.ours.length > 0) this.run(ms, { type: "cancel_all", seq: this.nextSeq(), tsSec: this.tsSec, user: LP, marketId: ms.id })
+    if (ms.ours.some((o) => o.remaining > 0)) this.run(ms, { type: "cancel_all", seq: this.nextSeq(), tsSec: this.tsSec, user: LP, marketId: ms.id })
     ms.ours = []
   }
 

@@ -80,9 +80,16 @@ describe("backtest on the shipped sample", () => {
 
   it("skipping steps that can only hold gives the same result as stepping on every delivery", () => {
     const d = syntheticDataset({ seed: "steps", trades: 6_000, durationSec: 6 * 3600 })
-    for (const preset of ["conservative", "aggressive"] as const) {
-      const c: BacktestConfig = { ...CONFIG, strategy: { kind: "preset", preset } }
-      expect(runBacktest(d, c, { everyStep: true }).report).toEqual(runBacktest(d, c).report)
+    // The presets stop and pause; the last config quotes a one-contract touch all day, so whole ladders fill between re-quotes.
+    const alwaysQuoting = { stopLossMicro: 0, takeProfitMicro: 0, skewTolerancePct: 100, maxInventory: 10_000_000_000, contractsPerLevel: 1, levelsPerSide: 1, spreadBps: 2, skewLeanBps: 0, rebalanceIntervalSec: 60 }
+    for (const c of [
+      { ...CONFIG, strategy: { kind: "preset", preset: "conservative" } },
+      { ...CONFIG, strategy: { kind: "preset", preset: "aggressive" } },
+      { ...CONFIG, overrides: alwaysQuoting }
+    ] satisfies BacktestConfig[]) {
+      const every = runBacktest(d, c, { everyStep: true })
+      expect(every.report).toEqual(runBacktest(d, c).report)
+      expect(findViolations(every.engine)).toEqual([])
     }
   })
 })
