@@ -6,14 +6,14 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs, USAGE } from "./args.ts"
 import { BacktestInputError, type Dataset } from "./dataset.ts"
-import { renderHtml } from "./html.ts"
+import { renderHtml, renderSweepHtml } from "./html.ts"
 import { loadDataset } from "./load.ts"
 import { writeReportDb, writeSweepDb } from "./output-db.ts"
 import { combinations } from "./params.ts"
 import { progressBar } from "./progress.ts"
 import { formatSummary } from "./report.ts"
 import { runBacktest } from "./runner.ts"
-import { formatSweep, runSweep, sweepTable } from "./sweep.ts"
+import { formatSweep, runSweep, sweepCells, sweepTable } from "./sweep.ts"
 import { syntheticDataset } from "./synthetic.ts"
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -38,7 +38,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const dbPath = join(opts.out, "sweep.duckdb")
     await writeSweepDb(dbPath, table)
     const wallMs = Math.round(performance.now() - t0) // live-only: wall time reported by the CLI
-    process.stdout.write(`${formatSweep(table)}\n\n${combos.length} runs on ${Math.min(opts.workers, combos.length)} worker(s) in ${(wallMs / 1000).toFixed(1)} s; ${dbPath}\n`)
+    const note = `${combos.length} runs on ${Math.min(opts.workers, combos.length)} worker(s) in ${(wallMs / 1000).toFixed(1)} s over ${data.source}`
+    const htmlPath = join(opts.out, "sweep.html")
+    if (opts.html) {
+      const { header, rows } = sweepCells(table)
+      writeFileSync(htmlPath, renderSweepHtml(header, rows, note))
+    }
+    process.stdout.write(`${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
     if (opts.json) process.stdout.write(`${JSON.stringify({ sweep: table, wall_ms: wallMs, out: dbPath })}\n`)
     return 0
   }

@@ -88,6 +88,21 @@ const chart = (title: string, xs: ReadonlyArray<number>, lines: ReadonlyArray<Li
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
   `<table><tr>${header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</table>`
 
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:960px}
+table{border-collapse:collapse;margin:8px 0 18px}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}
+td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}
+svg{background:#fcfcfc;border:1px solid #e4e4e4}svg text{font-size:11px;fill:#555}.grid{stroke:#eee}
+.legend span{margin-right:14px;font-size:12px}.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
+.muted{color:#888}`
+
+/** The sweep's results table as a page (columns as in the console table). */
+export const renderSweepHtml = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, note: string): string =>
+  `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>twinbook backtest sweep</title><style>${STYLE}</style></head><body>
+<h1>twinbook backtest sweep</h1><p>${esc(note)}</p>${table(header, rows)}
+</body></html>
+`
+
 export const renderHtml = (r: BacktestReport, title = "twinbook backtest"): string => {
   const s = r.summary
   const se = r.series
@@ -127,14 +142,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest"): stri
     r.rewardDays.map((d) => [isoDay(d.day), usdc(d.poolMicro), usdc(d.paidMicro), usdc(d.lpMicro), usdc(d.lpRawMicro), String(d.lpScore), String(d.minutes)]))
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
-<style>
-body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:960px}
-table{border-collapse:collapse;margin:8px 0 18px}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}
-td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}
-svg{background:#fcfcfc;border:1px solid #e4e4e4}svg text{font-size:11px;fill:#555}.grid{stroke:#eee}
-.legend span{margin-right:14px;font-size:12px}.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
-.muted{color:#888}
-</style></head><body>
+<style>${STYLE}</style></head><body>
 <h1>${esc(title)}</h1>
 ${table(["figure", "value"], summary)}
 <h2>Markets</h2>${markets}

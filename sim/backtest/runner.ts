@@ -322,7 +322,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     if ((i & 0xffff) === 0xffff && opts.onProgress !== undefined) opts.onProgress(i + 1, n)
   }
   advance(endMs)
-  sample(endMs)
+  if (series.tSec.at(-1) !== Math.floor(endMs / 1000)) sample(endMs)
   closeDay(endMs)
   opts.onProgress?.(n, n)
 

@@ -99,14 +99,19 @@ export const sweepTable = (rows: ReadonlyArray<SweepRow>): Array<Record<string, 
     time_stopped_sec: s.time_stopped_sec
   }))
 
-export const formatSweep = (table: ReadonlyArray<Record<string, number | string>>): string => {
-  if (table.length === 0) return "(no combinations)"
+/** Header and formatted cells: USDC with two decimals, ratios as percentages. */
+export const sweepCells = (table: ReadonlyArray<Record<string, number | string>>): { header: string[]; rows: string[][] } => {
+  if (table.length === 0) return { header: [], rows: [] }
   const cols = Object.keys(table[0]!)
   const cell = (k: string, v: number | string): string =>
     typeof v !== "number" ? v : k.endsWith("_micro") ? (v / 1e6).toFixed(2) : k.endsWith("ratio") || k.endsWith("pct") ? `${(v * 100).toFixed(2)}%` : String(v)
-  const head = cols.map((c) => c.replace(/_micro$/, "_usdc"))
-  const body = table.map((r) => cols.map((c) => cell(c, r[c]!)))
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
+  return { header: cols.map((c) => c.replace(/_micro$/, "_usdc")), rows: table.map((r) => cols.map((c) => cell(c, r[c]!))) }
+}
+
+export const formatSweep = (table: ReadonlyArray<Record<string, number | string>>): string => {
+  if (table.length === 0) return "(no combinations)"
+  const { header, rows } = sweepCells(table)
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((b) => b[i]!.length)))
   const line = (r: string[]): string => r.map((x, i) => x.padStart(widths[i]!)).join("  ")
-  return [line(head), ...body.map(line)].join("\n")
+  return [line(header), ...rows.map(line)].join("\n")
 }
