@@ -28,6 +28,7 @@ export class Auditor {
   private readonly index: ChainIndex
   fills = 0
   volumeMicro = 0
+  rewardsPaidMicro = 0
 
   constructor(
     private readonly world: World,
@@ -48,9 +49,12 @@ export class Auditor {
           } else if (ev.type === "fill") {
             this.fills++
             this.volumeMicro += ev.size * ev.yesPriceBps * 100
+          } else if (ev.type === "credited" && !ev.ref.startsWith("deposit:") && !ev.ref.startsWith("refund:")) {
+            // Operator credits and LP rewards bring money in besides deposits (refunds undo a withdrawal).
+            this.otherCreditsMicro += ev.amountMicro
+            if (ev.ref.startsWith("rewards:")) this.rewardsPaidMicro += ev.amountMicro
           }
         }
-        if (record.cmd.type === "credit" && result.events[0]?.type !== "rejected") this.otherCreditsMicro += record.cmd.amountMicro
       })
     )
   }

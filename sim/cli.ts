@@ -64,6 +64,7 @@ const printSummary = (s: SweepSummary, logPath: string | null): void => {
   w(`  fills ${fmt(s.fills)}, volume ${fmt(Math.round(s.volumeUsdc))} USDC, deposits credited ${s.depositsCredited}, withdrawals confirmed ${s.withdrawalsConfirmed} (refunded ${s.withdrawalsRefunded})`)
   w(`  ws frames ${fmt(s.wsFrames)} (reconnects ${s.wsReconnects}), bad inputs ${fmt(s.badInputsSent)}, invariant checks ${fmt(s.invariantChecks)}, crashes ${s.crashes}`)
   w(`  faults injected ${s.faultsInjected}${s.faults.length > 0 ? `: ${s.faults.map((f) => `${f.kind}@${f.atSec}`).slice(0, 8).join(", ")}${s.faults.length > 8 ? ", ..." : ""}` : ""}`)
+  if (s.lpBotsStarted > 0 || s.rewardsPaidMicro > 0) w(`  lp bots started ${s.lpBotsStarted} (status checks ${fmt(s.lpBotChecks)}), rewards paid ${fmt(s.rewardsPaidMicro / 1e6)} USDC`)
   const codes = Object.entries(s.errorCodes)
   if (codes.length > 0) w(`  error codes ${codes.map(([k, v]) => `${k}:${fmt(v)}`).join(" ")}`)
   for (const f of s.failures) w(`  FAILURE ${f}`)

@@ -5,6 +5,7 @@ import { exchangeHash } from "../src/service/exchange-snapshot.ts"
 import type { Exchange } from "../src/service/exchange.ts"
 import { Agent, type AgentEnv, type AgentParams, type SimMarket } from "./agents/agent.ts"
 import { CarelessClient, type Mistake, Spammer } from "./agents/hostile.ts"
+import { LpBotAgent, LpStrategyAgent } from "./agents/lp.ts"
 import { InformedTrader, MarketMaker, NoiseTrader } from "./agents/traders.ts"
 import { Auditor } from "./auditor.ts"
 import { scheduleFaults } from "./faults.ts"
@@ -17,6 +18,8 @@ import { World } from "./world.ts"
 
 /** Virtual time after the end for in-flight requests, confirmations and payouts to settle. */
 export const DRAIN_SEC = 120
+/** After the drain, with the background stopped: enough for any request to answer or time out. */
+const QUIET_SEC = 30
 
 export interface RunOptions {
   /** Overrides the scenario's seed. */
@@ -64,6 +67,9 @@ export interface Summary {
   readonly faults: ReadonlyArray<{ atSec: number; kind: string; detail: string }>
   readonly errorCodes: Record<string, number>
   readonly crashes: number
+  readonly lpBotsStarted: number
+  readonly lpBotChecks: number
+  readonly rewardsPaidMicro: number
   readonly journalHash: string
   readonly stateHash: string
   /** The run's journal, for writing a replay log. */
@@ -91,6 +97,12 @@ const makeAgents = (scenario: Scenario, env: AgentEnv): Agent[] => {
           break
         case "market_maker":
           agents.push(new MarketMaker(name, env, r, p, { spreadBps: spec.spread_bps, size: spec.size, levels: spec.levels, marketsPerAgent: spec.markets_per_agent }))
+          break
+        case "lp_strategy":
+          agents.push(new LpStrategyAgent(name, env, r, p, { preset: spec.preset, capitalUsdc: spec.capital_usdc, marketsPerAgent: spec.markets_per_agent }))
+          break
+        case "lp_bot":
+          agents.push(new LpBotAgent(name, env, r, p, { preset: spec.preset, capitalUsdc: spec.capital_usdc, marketsPerAgent: spec.markets_per_agent }))
           break
         case "careless":
           agents.push(new CarelessClient(name, env, r, p, spec.mistakes as ReadonlyArray<Mistake>))
@@ -160,6 +172,9 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     // A failing run stops early: the first failures say what went wrong.
     return stats.failures.length < 20
   })
+  // Quiet the background (blocks, polls, bots), then let in-flight requests and frames land.
+  world.quiesce()
+  await world.scheduler.run(world.scheduler.nowMs() + QUIET_SEC * 1000)
   auditor.check()
   auditor.checkViews()
   for (const err of world.errors) stats.fail(`service error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
@@ -178,7 +193,9 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     depositsCredited,
     withdrawalsConfirmed: ws.filter((w) => w.status === "confirmed").length,
     ordersQueued: stats.ordersQueued,
-    redeemedMarkets: resolved.size
+    redeemedMarkets: resolved.size,
+    lpBotsStarted: stats.lpBotsStarted,
+    rewardsPaidMicro: auditor.rewardsPaidMicro
   }
   if (opts.expectations ?? true) checkExpectations(scenario, base, byStatus, errorCodes, stats)
   return {
@@ -212,6 +229,9 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     faults: stats.faults,
     errorCodes,
     crashes: world.crashes,
+    lpBotsStarted: stats.lpBotsStarted,
+    lpBotChecks: stats.lpBotChecks,
+    rewardsPaidMicro: auditor.rewardsPaidMicro,
     journalHash: journalHash(world.records),
     stateHash: exchangeHash(x),
     records: world.records,
@@ -221,7 +241,7 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
 
 const checkExpectations = (
   scenario: Scenario,
-  got: { fills: number; volumeUsdc: number; depositsCredited: number; withdrawalsConfirmed: number; ordersQueued: number; redeemedMarkets: number },
+  got: { fills: number; volumeUsdc: number; depositsCredited: number; withdrawalsConfirmed: number; ordersQueued: number; redeemedMarkets: number; lpBotsStarted: number; rewardsPaidMicro: number },
   byStatus: Record<string, number>,
   errorCodes: Record<string, number>,
   stats: RunStats
@@ -236,6 +256,8 @@ const checkExpectations = (
   atLeast("withdrawals_confirmed", got.withdrawalsConfirmed, e.min_withdrawals_confirmed)
   atLeast("orders_queued", got.ordersQueued, e.min_orders_queued)
   atLeast("redeemed_markets", got.redeemedMarkets, e.min_redeemed_markets)
+  atLeast("lp_bots_started", got.lpBotsStarted, e.min_lp_bots_started)
+  atLeast("rewards_paid_micro", got.rewardsPaidMicro, e.min_rewards_paid_micro)
   for (const [status, min] of Object.entries(e.min_status ?? {})) atLeast(`responses with status ${status}`, byStatus[status] ?? 0, min)
   // engine_unreachable's 502 is a designed answer during that fault, not a server error.
   const fiveXx = Object.entries(byStatus).reduce((n, [s, c]) => n + (Number(s) >= 500 ? c : 0), 0) - (errorCodes.engine_unreachable ?? 0)

@@ -51,6 +51,17 @@ const MarketMaker = Schema.Struct({
   levels: Schema.optionalWith(Int(1, 10), { default: () => 2 }),
   markets_per_agent: Schema.optionalWith(Int(1, 500), { default: () => 5 })
 })
+const LpCommon = {
+  ...AgentCommon,
+  preset: Schema.optionalWith(Schema.Literal("conservative", "balanced", "aggressive"), { default: () => "balanced" as const }),
+  /** Capital the strategy sizes its quotes from (at most the deposit). */
+  capital_usdc: Schema.optionalWith(Usdc, { default: () => 1_000 }),
+  markets_per_agent: Schema.optionalWith(Int(1, 20), { default: () => 2 })
+}
+/** Runs the src/lp strategy client-side and quotes over the API. */
+const LpStrategy = Schema.Struct({ kind: Schema.Literal("lp_strategy"), ...LpCommon })
+/** Delegates a session key to the server-managed LP bot (/v1/lp-bot/*). */
+const LpBot = Schema.Struct({ kind: Schema.Literal("lp_bot"), ...LpCommon })
 const Careless = Schema.Struct({
   kind: Schema.Literal("careless"),
   ...AgentCommon,
@@ -67,7 +78,7 @@ const Spammer = Schema.Struct({
   /** How many spammers share one IP (per-IP limits). */
   share_ip: Schema.optionalWith(Schema.Boolean, { default: () => true })
 })
-export const AgentSpec = Schema.Union(Noise, Informed, MarketMaker, Careless, Spammer)
+export const AgentSpec = Schema.Union(Noise, Informed, MarketMaker, LpStrategy, LpBot, Careless, Spammer)
 export type AgentSpec = typeof AgentSpec.Type
 
 const Window = { at: Duration, duration: Schema.optionalWith(Duration, { default: () => 0 }) }
@@ -148,6 +159,9 @@ export const Scenario = Schema.Struct({
       min_withdrawals_confirmed: Schema.optional(Schema.Int),
       min_orders_queued: Schema.optional(Schema.Int),
       min_redeemed_markets: Schema.optional(Schema.Int),
+      min_lp_bots_started: Schema.optional(Schema.Int),
+      /** LP rewards paid (micro-USDC) by the daily payout. */
+      min_rewards_paid_micro: Schema.optional(Schema.Int),
       /** e.g. { "429": 10 }: at least that many responses with the status. */
       min_status: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Int })),
       /** 5xx responses allowed (default 0; engine_unreachable's 502 is counted separately). */

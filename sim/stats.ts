@@ -15,6 +15,8 @@ export class RunStats {
   wsFrames = 0
   wsReconnects = 0
   agentsOnboarded = 0
+  lpBotsStarted = 0
+  lpBotChecks = 0
   readonly errorCodes = new Map<string, number>()
   readonly faults: Array<{ readonly atSec: number; readonly kind: string; readonly detail: string }> = []
   /** Broken invariants, view mismatches and unexpected responses: any entry fails the run. */

@@ -15,7 +15,7 @@ import { Exchange, type JournalSink } from "../src/service/exchange.ts"
 import { exchangeHash } from "../src/service/exchange-snapshot.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
-import { Scheduler } from "./scheduler.ts"
+import { type Scheduled, Scheduler } from "./scheduler.ts"
 import { SimWs, type SimWsHandlers } from "./sockets.ts"
 
 export const ADMIN_TOKEN = "sim-admin-token"
@@ -66,6 +66,7 @@ export class World {
   private readonly bootListeners: Array<(x: Exchange) => void> = []
   private readonly secret: Uint8Array
   private polling = false
+  private readonly background: Scheduled[] = []
   readonly confirmations: number
 
   constructor(readonly options: WorldOptions) {
@@ -85,11 +86,22 @@ export class World {
     }
     this.boot()
     const blockMs = (options.blockTimeSec ?? 2) * 1000
-    this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true)
-    this.scheduler.every((options.pollSec ?? 2) * 1000, () => this.pollChain())
+    this.background.push(
+      this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true),
+      this.scheduler.every((options.pollSec ?? 2) * 1000, () => this.pollChain()),
+      // The LP-bot runner and the daily rewards payout, ticked once a virtual second as live.
+      this.scheduler.every(1_000, () => {
+        if (!this.down) void this.core.lpBots.tick(this.nowMs()).catch((err) => this.errors.push(err))
+      })
+    )
   }
 
   nowMs = (): number => this.scheduler.nowMs()
+
+  /** Stops block production, chain polling and the LP runner: the world goes quiet for the final checks. */
+  quiesce(): void {
+    for (const b of this.background.splice(0)) b.cancel()
+  }
 
   /** Called with each booted exchange (the first one and every one after a crash). */
   onBoot(listener: (x: Exchange) => void): void {

@@ -85,15 +85,15 @@ const chart = (title: string, xs: ReadonlyArray<number>, lines: ReadonlyArray<Li
 <svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">${ticks.join("")}${xt.join("")}${paths.join("")}</svg>`
 }
 
-const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
-  `<table><tr>${header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</table>`
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, cls = ""): string =>
+  `<table${cls === "" ? "" : ` class="${cls}"`}><tr>${header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</table>`
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:960px}
 table{border-collapse:collapse;margin:8px 0 18px}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}
 td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}
 svg{background:#fcfcfc;border:1px solid #e4e4e4}svg text{font-size:11px;fill:#555}.grid{stroke:#eee}
 .legend span{margin-right:14px;font-size:12px}.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
-.muted{color:#888}`
+.muted{color:#888}.kv td{text-align:left}`
 
 /** The sweep's results table as a page (columns as in the console table). */
 export const renderSweepHtml = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, note: string): string =>
@@ -144,7 +144,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest"): stri
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
 <style>${STYLE}</style></head><body>
 <h1>${esc(title)}</h1>
-${table(["figure", "value"], summary)}
+${table(["figure", "value"], summary, "kv")}
 <h2>Markets</h2>${markets}
 <h2>Charts</h2>${equity}${inventory}${quotes.join("\n")}
 <h2>LP rewards</h2>${rewards}
