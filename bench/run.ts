@@ -10,7 +10,9 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   api: async () => (await import("./api.ts")).apiSuite,
   journal: async () => (await import("./journal.ts")).journalSuite,
   history: async () => (await import("./history.ts")).historySuite,
-  chain: async () => (await import("./chain.ts")).chainSuite
+  chain: async () => (await import("./chain.ts")).chainSuite,
+  sim: async () => (await import("./sim.ts")).simSuite,
+  backtest: async () => (await import("./backtest.ts")).backtestSuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`

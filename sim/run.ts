@@ -10,7 +10,7 @@ import { InformedTrader, MarketMaker, NoiseTrader } from "./agents/traders.ts"
 import { Auditor } from "./auditor.ts"
 import { scheduleFaults } from "./faults.ts"
 import { journalHash } from "./journal-log.ts"
-import { adminCall } from "./operator.ts"
+import { adminSetupCall } from "./operator.ts"
 import type { AgentSpec, Scenario } from "./scenario.ts"
 import { RunStats } from "./stats.ts"
 import { Truth } from "./truth.ts"
@@ -119,7 +119,7 @@ const makeAgents = (scenario: Scenario, env: AgentEnv): Agent[] => {
 const createMarkets = async (world: World, count: number, startSec: number): Promise<SimMarket[]> => {
   const markets: SimMarket[] = []
   for (let i = 0; i < count; i++) {
-    const res = await adminCall(world, "/v1/events", {
+    const res = await adminSetupCall(world, "/v1/events", {
       question: `Simulated market ${i}: will it resolve YES?`,
       category: "Culture",
       slug: `sim-market-${i}`,

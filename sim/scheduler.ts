@@ -1,9 +1,11 @@
 // The discrete-event scheduler: the simulation's only clock. Virtual time moves
 // only when the next event is taken, so a simulated day runs as fast as its events
 // allow and nothing waits on the wall clock. Events at the same instant run in the
-// order they were scheduled; between events every promise continuation the last one
-// started runs to completion (a setImmediate turn drains the microtask queue), so
-// async service code sees the virtual time of the event that started it.
+// order they were scheduled; before time moves on, every promise continuation those
+// events started runs to completion (a setImmediate turn drains the microtask queue),
+// so async service code sees the virtual time of the event that started it. Nothing
+// real (I/O, threads, timers) may run inside the world: that would make the order of
+// continuations depend on the machine (see docs/simulation.md).
 
 interface Timer {
   readonly atMs: number
@@ -82,20 +84,27 @@ export class Scheduler {
 
   /**
    * Runs events in time order until none is left at or before `untilMs`, then sets the
-   * clock to `untilMs`. `onStep(nowMs)` runs after each event's work has settled;
+   * clock to `untilMs`. `onStep(nowMs)` runs once each instant's work has settled;
    * returning false stops the run early.
    */
   async run(untilMs: number, onStep?: (nowMs: number) => boolean | void): Promise<void> {
+    let dirty = false
     for (;;) {
       const t = this.heap[0]
+      // Async work started at this instant settles before time moves on (or the run ends).
+      if (dirty && (t === undefined || t.atMs > this.nowMsValue || t.atMs > untilMs)) {
+        await drain()
+        dirty = false
+        if (onStep !== undefined && onStep(this.nowMsValue) === false) return
+        continue
+      }
       if (t === undefined || t.atMs > untilMs) break
       this.pop()
       if (t.cancelled) continue
       this.nowMsValue = t.atMs
       t.run()
       this.executed++
-      if (!t.sync) await drain()
-      if (onStep !== undefined && onStep(this.nowMsValue) === false) return
+      if (!t.sync) dirty = true
     }
     if (untilMs > this.nowMsValue) this.nowMsValue = untilMs
   }

@@ -52,7 +52,8 @@ export class LpStrategyAgent extends Agent {
       this.states.set(m.id, next)
       if (decision.kind === "hold") continue
       await this.call(() => this.api.request("POST", "/v1/orders/cancel-all", { signature: "", nonce: 0, market_id: m.id }))
-      if (decision.kind !== "quote") continue
+      // A pause still quotes the side that reduces inventory; only a stop leaves the market empty.
+      if (decision.kind === "stop") continue
       const holdings = { yes: pos.body.yes - pos.body.yes_locked, no: pos.body.no - pos.body.no_locked }
       for (const o of quotesToOrders(decision.quotes, holdings)) {
         await this.place({ market_id: m.id, side: o.side, outcome: o.outcome, price: o.priceBps, size: o.size, order_type: "post_only" })

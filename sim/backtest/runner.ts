@@ -42,7 +42,7 @@ export interface RunResult {
 interface Batch {
   readonly atMs: number
   readonly ms: MarketState
-  /** null: cancel only (pause, stop). */
+  /** null: cancel only (stop). A pause sends its inventory-reducing quotes like a re-quote. */
   readonly quotes: ReadonlyArray<Quote> | null
 }
 
@@ -161,9 +161,10 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   }
 
   /**
-   * Could a step now answer anything but `hold`? docs/lp.md "One step, in order": a re-quote
-   * when due, a stop at the PnL limits, a pause above the skew tolerance, a resume below half
-   * of it. Otherwise the step is skipped: its only effect would be remembering the mid, and
+   * Could a step now answer anything but `hold`? docs/lp.md "One step, in order": a stop at the
+   * PnL limits, a pause above the skew tolerance, a resume below half of it, or a re-quote when
+   * due (paused or not: a paused strategy re-quotes its unwinding side on the same cadence).
+   * Otherwise the step is skipped: its only effect would be remembering the mid, and
    * the mid we pass is always the last one seen, so no later step can tell the difference
    * (RunOptions.everyStep checks this equivalence in the tests).
    */
@@ -174,9 +175,8 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     if ((p.stopLossMicro > 0 && pnl <= -p.stopLossMicro) || (p.takeProfitMicro > 0 && pnl >= p.takeProfitMicro)) return true
     const absNet100 = Math.abs(ms.obsNetYes) * 100
     const tolerance100 = p.maxInventory * p.skewTolerancePct
-    if (st.paused) return absNet100 * 2 < tolerance100
-    if (st.lastQuoteSec === null || tsSec - st.lastQuoteSec >= p.rebalanceIntervalSec) return true
-    return absNet100 > tolerance100
+    if (st.paused ? absNet100 * 2 < tolerance100 : absNet100 > tolerance100) return true
+    return st.lastQuoteSec === null || tsSec - st.lastQuoteSec >= p.rebalanceIntervalSec
   }
 
   const step = (ms: MarketState, nowMs: number): void => {
@@ -193,16 +193,20 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
       ms.requotes++
       send(ms, nowMs, decision.quotes)
     } else if (decision.kind === "pause") {
-      ms.pausedSinceMs = nowMs
-      ms.pauses++
-      send(ms, nowMs, null)
+      // Only entering a pause starts the paused clock; every pause decision is a (one-sided) re-quote.
+      if (ms.pausedSinceMs < 0) {
+        ms.pausedSinceMs = nowMs
+        ms.pauses++
+      }
+      ms.requotes++
+      send(ms, nowMs, decision.quotes)
     } else if (decision.kind === "stop") {
       closePause(ms, nowMs)
       ms.stopReason = decision.reason
       ms.stoppedAtMs = nowMs
       send(ms, nowMs, null)
     }
-    const timer = ms.stopReason === null && !r.state.paused && r.state.lastQuoteSec !== null ? (r.state.lastQuoteSec + ms.params.rebalanceIntervalSec) * 1000 : Number.POSITIVE_INFINITY
+    const timer = ms.stopReason === null && r.state.lastQuoteSec !== null ? (r.state.lastQuoteSec + ms.params.rebalanceIntervalSec) * 1000 : Number.POSITIVE_INFINITY
     if (timer !== ms.timerMs) {
       ms.timerMs = timer
       refreshMinTimer()
