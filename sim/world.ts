@@ -3,6 +3,7 @@
 // virtual clock, the in-process network, simulated sockets, the in-memory chain
 // and an in-memory journal. A crash throws the process away and boots a new one
 // from the journal, exactly as a restart would.
+import type { Clock } from "effect"
 import type { AppConfig } from "../src/api/context.ts"
 import { RateLimiter } from "../src/api/rate-limit.ts"
 import { SimChain } from "../src/chain/sim.ts"
@@ -13,6 +14,7 @@ import { assembleCore, type Core } from "../src/service/boot.ts"
 import type { JournalRecord } from "../src/service/commands.ts"
 import { Exchange, type JournalSink } from "../src/service/exchange.ts"
 import { exchangeHash } from "../src/service/exchange-snapshot.ts"
+import { schedulerClock } from "./clock.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
 import { type Scheduled, Scheduler } from "./scheduler.ts"
@@ -72,6 +74,7 @@ export class World {
   constructor(readonly options: WorldOptions) {
     this.rng = new Rng(options.seed)
     this.scheduler = new Scheduler(options.startSec * 1000)
+    this.clock = schedulerClock(this.scheduler)
     const nowSec = (): number => this.scheduler.nowSec()
     this.chain = new SimChain({ seed: `${options.seed}/chain`, now: nowSec, genesisTimeSec: options.startSec })
     this.network = new SimNetwork(this.scheduler, this.rng.fork("network"), options.network ?? DEFAULT_NETWORK)
@@ -96,7 +99,9 @@ export class World {
     )
   }
 
-  nowMs = (): number => this.scheduler.nowMs()
+  /** The service reads time from this Clock, as `npm start` reads the live one. */
+  readonly clock: Clock.Clock
+  nowMs = (): number => this.clock.unsafeCurrentTimeMillis()
 
   /** Stops block production, chain polling and the LP runner: the world goes quiet for the final checks. */
   quiesce(): void {

@@ -2,6 +2,8 @@
 // and the in-process network's losses.
 import { describe, expect, it } from "vitest"
 import type { App } from "../../src/api/app.ts"
+import { Clock, Effect, Fiber } from "effect"
+import { schedulerClock } from "../../sim/clock.ts"
 import { SimNetwork, SimTimeout } from "../../sim/network.ts"
 import { Rng } from "../../sim/random.ts"
 import { Scheduler } from "../../sim/scheduler.ts"
@@ -113,5 +115,22 @@ describe("SimNetwork", () => {
     await s.run(3_000)
     expect(outcomes[1]).toMatch(/^timeout@/)
     expect(served).toBe(1)
+  })
+})
+
+describe("schedulerClock", () => {
+  it("is an Effect Clock on virtual time: reads it, and sleeps until the scheduler gets there", async () => {
+    const s = new Scheduler(5_000)
+    const clock = schedulerClock(s)
+    const program = Effect.gen(function* () {
+      const before = yield* Clock.currentTimeMillis
+      yield* Effect.sleep("10 seconds")
+      return [before, yield* Clock.currentTimeMillis] as const
+    }).pipe(Effect.withClock(clock))
+    const fiber = Effect.runFork(program)
+    await s.run(14_000)
+    expect(fiber.unsafePoll()).toBeNull() // 9 s of virtual time passed: still asleep
+    await s.run(15_000)
+    expect(await Effect.runPromise(Fiber.join(fiber))).toEqual([5_000, 15_000])
   })
 })
