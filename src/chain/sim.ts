@@ -160,12 +160,16 @@ export class SimChain implements Chain {
       if (this.maxLogRange !== undefined && toBlock - fromBlock + 1n > BigInt(this.maxLogRange)) {
         throw new SimRpcError(`query exceeds max block range ${this.maxLogRange}`, -32005)
       }
-      const wanted = new Set(to.map(address))
+      // Built on the first log only: most polled ranges hold none, and normalising a long
+      // watch list on every poll dominated long simulations.
+      let wanted: Set<string> | null = null
       const last = toBlock < this.tip.number ? toBlock : this.tip.number
       const out: TransferLog[] = []
       for (let n = fromBlock < 0n ? 0n : fromBlock; n <= last; n++) {
         for (const { log } of this.blocks[Number(n)]!.txs) {
-          if (log === null || !wanted.has(log.to)) continue
+          if (log === null) continue
+          wanted ??= new Set(to.map(address))
+          if (!wanted.has(log.to)) continue
           const omit = this.droppedLogs.get(log.txHash)
           if (omit === undefined) out.push(log)
           else if (omit > 1) this.droppedLogs.set(log.txHash, omit - 1)
