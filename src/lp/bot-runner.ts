@@ -5,7 +5,8 @@
 //
 // Per running bot and market: build the StrategyInput from the exchange, step the
 // strategy, and on an acting decision journal `lp_bot_step` (which cancels the bot's
-// orders there and records the strategy state), then place the new quotes post-only,
+// orders there and records the strategy state), then place the new quotes (a "quote"'s
+// ladder, or a "pause"'s inventory-reducing side) post-only,
 // each signed with the session key and sent through the same placement as POST /v1/orders.
 import { orderMessage } from "../auth/messages.ts"
 import { deriveSessionKey, type SessionKey } from "../auth/lp-session.ts"
@@ -140,7 +141,9 @@ export class LpBotRunner {
     await durable
     if (result.refused !== undefined) return
     counts.steps++
-    if (decision.kind !== "quote") return
+    // "pause" carries quotes too (the inventory-reducing side only) and is placed like "quote";
+    // journaling it as "pause" is what keeps the market "paused" in the status read.
+    if (decision.kind === "stop") return
     // Holdings after the cancel: shares the old quotes had locked are free to sell again.
     const after = botMarketView(x, bot.user, m)
     for (const order of quotesToOrders(decision.quotes, { yes: after.freeYes, no: after.freeNo })) {

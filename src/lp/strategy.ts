@@ -33,13 +33,15 @@ export type StopReason = "stop_loss" | "take_profit"
 export type Decision =
   | { readonly kind: "hold" }                                        // keep resting quotes as they are
   | { readonly kind: "quote"; readonly quotes: ReadonlyArray<Quote> } // cancel resting quotes, place these
-  | { readonly kind: "pause"; readonly reason: "inventory_skew" }     // cancel all; quote nothing until skew is back in tolerance
+  // Paused on inventory skew: cancel resting quotes, place these (only the inventory-reducing side, at
+  // most the excess over the resume level; may be empty). Same handling as "quote": only the label differs.
+  | { readonly kind: "pause"; readonly reason: "inventory_skew"; readonly quotes: ReadonlyArray<Quote> }
   | { readonly kind: "stop"; readonly reason: StopReason }            // cancel all; terminal
 
 /** Plain JSON (numbers, booleans, strings, null) so callers can snapshot and restore it verbatim. */
 export interface StrategyState {
   readonly startedSec: number
-  /** When the last "quote" decision was made; null = quote at the next chance (start, after a pause). */
+  /** When the last re-quote ("quote", or "pause" with its unwinding quotes) was made; null = re-quote at the next chance (start, pause, resume). */
   readonly lastQuoteSec: number | null
   /** Latest non-null mid seen on any step: the fallback when the book goes empty. */
   readonly lastMidBps: number | null
@@ -71,7 +73,6 @@ export const VOL_EWMA_DIVISOR = 4
 export const DEFAULT_REBALANCE_INTERVAL_SEC = 15
 
 const HOLD: Decision = { kind: "hold" }
-const PAUSE: Decision = { kind: "pause", reason: "inventory_skew" }
 
 const clamp = (x: number, lo: number, hi: number): number => (x < lo ? lo : x > hi ? hi : x)
 const isIntIn = (x: unknown, lo: number, hi: number): boolean =>
@@ -123,6 +124,14 @@ export const volWidenBps = (p: StrategyParams, volBps: number): number => Math.f
 export const nextVolBps = (volBps: number, prevMidBps: number | null, midBps: number): number =>
   prevMidBps === null ? volBps : Math.floor(((VOL_EWMA_DIVISOR - 1) * volBps + Math.abs(midBps - prevMidBps)) / VOL_EWMA_DIVISOR)
 
+/** Innermost bid and ask, clamped into 1..9998 and 2..9999, which can never make bid0 ≥ ask0. */
+const innermost = (p: StrategyParams, midBps: number, netYes: number, volBps: number): { bid0: number; ask0: number } => {
+  const widen = volWidenBps(p, volBps)
+  const bidRaw = midBps - leanBps(p, netYes) - Math.floor(p.spreadBps / 2) - widen
+  const askRaw = bidRaw + p.spreadBps + 2 * widen
+  return { bid0: clamp(bidRaw, MIN_QUOTE_BPS, MAX_QUOTE_BPS - 1), ask0: clamp(askRaw, MIN_QUOTE_BPS + 1, MAX_QUOTE_BPS) }
+}
+
 /**
  * The ladder around `midBps`:
  *   centre = mid − lean;  bid0 = centre − floor(spread/2) − widen;  ask0 = bid0 + spread + 2·widen
@@ -132,11 +141,7 @@ export const nextVolBps = (volBps: number, prevMidBps: number | null, midBps: nu
  * Order: bids best first, then asks best first.
  */
 export const computeQuotes = (p: StrategyParams, midBps: number, netYes: number, volBps: number): Quote[] => {
-  const widen = volWidenBps(p, volBps)
-  const bidRaw = midBps - leanBps(p, netYes) - Math.floor(p.spreadBps / 2) - widen
-  const askRaw = bidRaw + p.spreadBps + 2 * widen
-  const bid0 = clamp(bidRaw, MIN_QUOTE_BPS, MAX_QUOTE_BPS - 1)
-  const ask0 = clamp(askRaw, MIN_QUOTE_BPS + 1, MAX_QUOTE_BPS)
+  const { bid0, ask0 } = innermost(p, midBps, netYes, volBps)
   const size = p.contractsPerLevel
   const bids: Quote[] = []
   const asks: Quote[] = []
@@ -147,6 +152,37 @@ export const computeQuotes = (p: StrategyParams, midBps: number, netYes: number,
     if (ask <= MAX_QUOTE_BPS && !isDustQuote(size, ask)) asks.push({ side: "ask", priceBps: ask, size })
   }
   return [...bids, ...asks]
+}
+
+/**
+ * The largest |netYes| at which a paused strategy resumes: |netYes|·200 < maxInventory·skewTolerancePct
+ * ⇔ |netYes| ≤ floor((maxInventory·skewTolerancePct − 1) / 200). Never negative (both factors ≥ 1).
+ */
+export const resumeInventory = (p: StrategyParams): number => Math.floor((p.maxInventory * p.skewTolerancePct - 1) / 200)
+
+/**
+ * A paused strategy's quotes: the inventory-reducing side of `computeQuotes`' ladder (long YES →
+ * asks, long NO → bids), at the same skew-leaned prices, best first, with the sizes capped so
+ * that together they come to at most the excess |netYes| − resumeInventory. Filling all of them
+ * therefore lands exactly on the resume level and can never flip the position; nothing adds to
+ * the skew. Each level takes min(contractsPerLevel, what is left); a level past 1 / 9999 or dust
+ * at its capped size is dropped and leaves its contracts to the next one.
+ */
+export const computeUnwindQuotes = (p: StrategyParams, midBps: number, netYes: number, volBps: number): Quote[] => {
+  const net = Math.trunc(netYes)
+  let left = Math.abs(net) - resumeInventory(p)
+  if (net === 0 || left <= 0) return []
+  const { bid0, ask0 } = innermost(p, midBps, net, volBps)
+  const out: Quote[] = []
+  for (let i = 0; i < p.levelsPerSide && left > 0; i++) {
+    const size = Math.min(p.contractsPerLevel, left)
+    const q: Quote = net > 0 ? { side: "ask", priceBps: ask0 + i * p.levelStepBps, size } : { side: "bid", priceBps: bid0 - i * p.levelStepBps, size }
+    if (q.priceBps < MIN_QUOTE_BPS || q.priceBps > MAX_QUOTE_BPS) break // deeper levels are further out still
+    if (isDustQuote(size, q.priceBps)) continue
+    out.push(q)
+    left -= size
+  }
+  return out
 }
 
 /** A fractional mid (e.g. (bid+ask)/2) is rounded half up to whole bps and clamped to 0..10000; non-finite counts as no mid. */
@@ -173,10 +209,12 @@ export const initState = (tsSec: number): StrategyState => ({
  * One step, in this order:
  * 1. stopped → "stop" again (terminal; repeating it is harmless for the caller).
  * 2. stop-loss, then take-profit → "stop".
- * 3. not paused and |netYes|·100 > maxInventory·pct → "pause" (once; then "hold" while paused).
+ * 3. not paused and |netYes|·100 > maxInventory·pct → pause and re-quote at once;
  *    paused and |netYes|·200 < maxInventory·pct → resume and re-quote at once.
- * 4. re-quote when never quoted (or resumed) or tsSec − lastQuoteSec ≥ rebalanceIntervalSec,
- *    and some mid is known; otherwise "hold".
+ * 4. re-quote when never quoted (or just paused/resumed) or tsSec − lastQuoteSec ≥ rebalanceIntervalSec,
+ *    and some mid is known: "quote" with the ladder, or while paused "pause" with only the unwinding
+ *    side (computeUnwindQuotes); otherwise "hold" — except that entering a pause with no mid known
+ *    still answers "pause" with no quotes, so the two-sided ladder never keeps adding to the skew.
  */
 export const stepStrategy = (p: StrategyParams, prev: StrategyState, input: StrategyInput): StepResult => {
   if (prev.stopped !== null) return { state: prev, decision: { kind: "stop", reason: prev.stopped } }
@@ -187,26 +225,26 @@ export const stepStrategy = (p: StrategyParams, prev: StrategyState, input: Stra
   if (stop !== null) return { state: { ...seen, stopped: stop, lastQuoteSec: null }, decision: { kind: "stop", reason: stop } }
 
   // Integer hysteresis: pause above tolerance, resume only below half of it, so one fill cannot flap the bot.
+  // Either transition re-quotes at once: the resting ladder was built for the other regime.
   const absNet100 = Math.abs(input.netYes) * 100
   const tolerance100 = p.maxInventory * p.skewTolerancePct
   let state = seen
-  if (!state.paused && absNet100 > tolerance100) {
-    return { state: { ...state, paused: true, lastQuoteSec: null }, decision: PAUSE }
-  }
-  if (state.paused) {
-    if (absNet100 * 2 >= tolerance100) return { state, decision: HOLD }
-    state = { ...state, paused: false }
-  }
+  const entering = !state.paused && absNet100 > tolerance100
+  if (entering) state = { ...state, paused: true, lastQuoteSec: null }
+  else if (state.paused && absNet100 * 2 < tolerance100) state = { ...state, paused: false, lastQuoteSec: null }
 
   const due = state.lastQuoteSec === null || input.tsSec - state.lastQuoteSec >= p.rebalanceIntervalSec
   const quoteMid = state.lastMidBps
-  if (!due || quoteMid === null) return { state, decision: HOLD }
-  const volBps = nextVolBps(state.volBps, state.quotedMidBps, quoteMid)
-  const quotes = computeQuotes(p, quoteMid, input.netYes, volBps)
-  return {
-    state: { ...state, lastQuoteSec: input.tsSec, quotedMidBps: quoteMid, volBps },
-    decision: { kind: "quote", quotes }
+  if (!due || quoteMid === null) {
+    return { state, decision: entering ? { kind: "pause", reason: "inventory_skew", quotes: [] } : HOLD }
   }
+  // A paused re-quote is a re-quote like any other (cadence, volatility EWMA), just one-sided.
+  const volBps = nextVolBps(state.volBps, state.quotedMidBps, quoteMid)
+  const next: StrategyState = { ...state, lastQuoteSec: input.tsSec, quotedMidBps: quoteMid, volBps }
+  if (state.paused) {
+    return { state: next, decision: { kind: "pause", reason: "inventory_skew", quotes: computeUnwindQuotes(p, quoteMid, input.netYes, volBps) } }
+  }
+  return { state: next, decision: { kind: "quote", quotes: computeQuotes(p, quoteMid, input.netYes, volBps) } }
 }
 
 /** Throws on invalid params: callers validate user input first (validateParams / parseStrategySpec). */

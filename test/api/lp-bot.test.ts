@@ -247,6 +247,36 @@ describe("the bot at work", () => {
     void mm
   })
 
+  it("pauses on inventory skew: shows paused, quotes only the unwinding side, resumes two-sided once unwound", async () => {
+    // LADDER: maxInventory 20, tolerance 80% → pause when |net| > 16, resume when |net| < 8 (7 at most), lean 75.
+    await externalQuotes()
+    const s = await delegatedSession(alice)
+    await startBot(alice, s.session_pub, [G7])
+    await t.tick()
+    const taker = await t.funded("lp-taker", 100_000_000)
+    // The taker sells 20 YES into both bids: the bot is long 20.
+    expect((await taker.placeOrder({ market_id: G7, side: "buy", outcome: "no", price: 5200, size: 20, order_type: "ioc" })).body.remaining).toBe(0)
+    // The skew is checked on every tick, not on the cadence: paused at once, asks only (sell the YES held),
+    // full lean (centre 4925, ask0 5025), 20 − 7 = 13 contracts in all.
+    expect(await t.tick()).toMatchObject({ steps: 1, placed: 2, rejected: 0 })
+    expect(brief(await ordersOf(alice))).toEqual(["sell yes 5025 x10", "sell yes 5125 x3"])
+    expect((await botStatus(alice)).body.markets[0]).toMatchObject({ state: "paused", open_orders: 2, net_yes: 20 })
+
+    // A buyer lifts 10: still paused (10 is not below 8); the next paused re-quote waits for the interval.
+    expect((await taker.placeOrder({ market_id: G7, side: "buy", outcome: "yes", price: 5100, size: 10, order_type: "ioc" })).body.remaining).toBe(0)
+    expect(await t.tick()).toMatchObject({ steps: 0 })
+    t.advance(15_000)
+    expect(await t.tick()).toMatchObject({ steps: 1, placed: 1 })
+    expect(brief(await ordersOf(alice))).toEqual(["sell yes 5063 x3"]) // lean 37, excess 10 − 7 = 3
+    expect((await botStatus(alice)).body.markets[0]).toMatchObject({ state: "paused", net_yes: 10 })
+
+    // Those 3 fill: net 7 resumes at once with both sides (lean 26).
+    expect((await taker.placeOrder({ market_id: G7, side: "buy", outcome: "yes", price: 5100, size: 3, order_type: "ioc" })).body.remaining).toBe(0)
+    expect(await t.tick()).toMatchObject({ steps: 1, rejected: 0 })
+    expect(brief(await ordersOf(alice))).toEqual(["buy yes 4874 x10", "buy yes 4774 x10", "sell yes 5074 x7", "buy no 4926 x3", "buy no 4826 x10"])
+    expect((await botStatus(alice)).body.markets[0]).toMatchObject({ state: "quoting", net_yes: 7 })
+  })
+
   it("stops the bot and cancels its orders when the delegation expires", async () => {
     await externalQuotes()
     const s = await delegatedSession(alice, 600)

@@ -82,6 +82,7 @@ describe("backtest on the shipped sample", () => {
     const d = syntheticDataset({ seed: "steps", trades: 6_000, durationSec: 6 * 3600 })
     // The presets stop and pause; the last config quotes a one-contract touch all day, so whole ladders fill between re-quotes.
     const alwaysQuoting = { stopLossMicro: 0, takeProfitMicro: 0, skewTolerancePct: 100, maxInventory: 10_000_000_000, contractsPerLevel: 1, levelsPerSide: 1, spreadBps: 2, skewLeanBps: 0, rebalanceIntervalSec: 60 }
+    let repauses = 0
     for (const c of [
       { ...CONFIG, strategy: { kind: "preset", preset: "conservative" } },
       { ...CONFIG, strategy: { kind: "preset", preset: "aggressive" } },
@@ -90,6 +91,9 @@ describe("backtest on the shipped sample", () => {
       const every = runBacktest(d, c, { everyStep: true })
       expect(every.report).toEqual(runBacktest(d, c).report)
       expect(findViolations(every.engine)).toEqual([])
+      repauses += every.report.markets.filter((m) => m.pauses > 1).length
     }
+    // A market paused more than once has unwound and resumed in between: the paused re-quote path is covered.
+    expect(repauses).toBeGreaterThan(0)
   })
 })

@@ -1,5 +1,6 @@
 // The LP quoting strategy: hand-computed ladders for each behaviour (symmetric quoting,
-// inventory lean, volatility widening, pause hysteresis, stops, cadence, clamping),
+// inventory lean, volatility widening, pause hysteresis and one-sided unwinding while paused,
+// stops, cadence, clamping),
 // the holdings split into placeable orders, the wire-spec parser and the presets.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -7,8 +8,8 @@ import { PRESET_NAMES, PRESETS, paramsFromPreset } from "../../src/lp/presets.ts
 import { quotesToOrders, type OrderSpec } from "../../src/lp/quotes.ts"
 import { parseStrategySpec, paramsToJson, specToJson } from "../../src/lp/strategy-spec.ts"
 import {
-  computeQuotes, type Decision, makeStrategy, nextVolBps, type Quote, type StrategyInput, type StrategyParams,
-  type StrategyState, validateParams
+  computeQuotes, computeUnwindQuotes, type Decision, makeStrategy, nextVolBps, type Quote, resumeInventory, type StrategyInput,
+  type StrategyParams, type StrategyState, validateParams
 } from "../../src/lp/strategy.ts"
 
 // spread 2¢, two levels 1¢ apart, 10 contracts; full lean of 80 bps at 100 contracts.
@@ -43,7 +44,9 @@ const quotesOf = (bids: number[], asks: number[], size = 10): Quote[] => [
 ]
 const ladder = (bids: number[], asks: number[], size = 10): Decision => ({ kind: "quote", quotes: quotesOf(bids, asks, size) })
 const HOLD: Decision = { kind: "hold" }
-const PAUSE: Decision = { kind: "pause", reason: "inventory_skew" }
+/** A paused step: only the unwinding side, `side` prices best first with their sizes. */
+const pause = (side: "bid" | "ask", levels: ReadonlyArray<readonly [number, number]>): Decision =>
+  ({ kind: "pause", reason: "inventory_skew", quotes: levels.map(([priceBps, size]): Quote => ({ side, priceBps, size })) })
 const stop = (reason: "stop_loss" | "take_profit"): Decision => ({ kind: "stop", reason })
 
 describe("quoting", () => {
@@ -129,19 +132,19 @@ describe("quoting", () => {
 
 describe("pause, stop", () => {
   it("pauses above tolerance and resumes only below half of it", () => {
-    // tolerance 50% of 100: pause when |net| > 50, resume when |net| < 25
+    // tolerance 50% of 100: pause when |net| > 50, resume when |net| < 25; resumeInventory 24
     const { decisions, states } = run({ ...P, skewTolerancePct: 50 }, [
       { tsSec: 0, netYes: 50 }, { tsSec: 1, netYes: 51 }, { tsSec: 2, netYes: 50 }, { tsSec: 20, netYes: 25 },
       { tsSec: 21, netYes: -24 }, { tsSec: 22, netYes: -24 }, { tsSec: 23, netYes: -51 }
     ])
     expect(decisions).toEqual([
       ladder([4860, 4760], [5060, 5160]), // 50 is within tolerance
-      PAUSE,
-      HOLD,
-      HOLD, // 25 is not below half
+      pause("ask", [[5060, 10], [5160, 10]]), // at once: asks only, lean 40, excess 51 − 24 = 27 > two levels
+      HOLD, // next paused re-quote is due at 16
+      pause("ask", [[5080, 1]]), // 25 is not below half; due again: lean 20, excess 1
       ladder([4919, 4819], [5119, 5219]), // resumes at once (no interval wait); lean trunc(−19.2) = −19
       HOLD,
-      PAUSE
+      pause("bid", [[4940, 10], [4840, 10]]) // short YES: bids only, lean −40
     ])
     expect(states.map((s) => s.paused)).toEqual([false, true, true, true, false, false, true])
   })
@@ -160,7 +163,7 @@ describe("pause, stop", () => {
     {
       name: "checked between rebalances and while paused",
       steps: [{ tsSec: 0 }, { tsSec: 3, netYes: 101 }, { tsSec: 4, netYes: 101, pnlMicro: -2_000_000 }, { tsSec: 99 }],
-      kinds: [ladder([4900, 4800], [5100, 5200]), PAUSE, stop("stop_loss"), stop("stop_loss")]
+      kinds: [ladder([4900, 4800], [5100, 5200]), pause("ask", [[5020, 10], [5120, 10]]), stop("stop_loss"), stop("stop_loss")]
     }
   ])("$name", ({ steps, kinds }) => {
     const { decisions, states } = run(P, steps)
@@ -173,6 +176,102 @@ describe("pause, stop", () => {
       { tsSec: 0, pnlMicro: -1e12 }, { tsSec: 15, pnlMicro: 1e12 }
     ])
     expect(decisions.map((d) => d.kind)).toEqual(["quote", "quote"])
+  })
+})
+
+describe("paused: unwinding", () => {
+  // pause when |net| > 50, resume when |net| < 25: the largest |net| that resumes is 24
+  const Q: StrategyParams = { ...P, skewTolerancePct: 50 }
+
+  it("resumeInventory is the largest |netYes| with |netYes|·200 < maxInventory·skewTolerancePct", () => {
+    expect(resumeInventory(Q)).toBe(24)
+    expect(resumeInventory(P)).toBe(49)
+    expect(resumeInventory({ ...P, maxInventory: 20, skewTolerancePct: 80 })).toBe(7) // 7·200 < 1600 ≤ 8·200
+    expect(resumeInventory({ ...P, maxInventory: 1, skewTolerancePct: 1 })).toBe(0)
+  })
+
+  it.each([
+    // lean trunc(80·60/100) = 48; excess 60 − 24 = 36 = 20 + 16 over four levels of 20
+    { name: "long YES: asks only", netYes: 60, quotes: [["ask", 5052, 20], ["ask", 5152, 16]] },
+    { name: "long NO: bids only", netYes: -60, quotes: [["bid", 4948, 20], ["bid", 4848, 16]] },
+    // lean 80 (capped), excess 200 − 24 = 176: every level full
+    { name: "excess above the ladder: full levels", netYes: 200, quotes: [["ask", 5020, 20], ["ask", 5120, 20], ["ask", 5220, 20], ["ask", 5320, 20]] }
+  ] as const)("quotes only the reducing side at the ladder's prices, at most the excess: $name", ({ netYes, quotes }) => {
+    const p = { ...Q, levelsPerSide: 4, contractsPerLevel: 20 }
+    const expected = quotes.map(([side, priceBps, size]): Quote => ({ side, priceBps, size }))
+    expect(run(p, [{ tsSec: 0, netYes }]).decisions).toEqual([{ kind: "pause", reason: "inventory_skew", quotes: expected }])
+    // The same prices as the normal ladder's side at that inventory: pausing changes sizes and sides, never prices.
+    const side = computeQuotes(p, 5000, netYes, 0).filter((q) => q.side === expected[0]!.side)
+    expect(expected.map((q) => q.priceBps)).toEqual(side.slice(0, expected.length).map((q) => q.priceBps))
+  })
+
+  it("drops a capped level that would be dust and never quotes the side that adds inventory", () => {
+    // mid 50, short 26 YES: excess 2, bid0 clamps to 1, and 2 contracts at 1 bps is dust; level 1 is past 1.
+    expect(computeUnwindQuotes({ ...Q, contractsPerLevel: 100 }, 50, -26, 0)).toEqual([])
+    expect(computeUnwindQuotes(Q, 5000, 24, 0)).toEqual([]) // at or under the resume level nothing is in excess
+    expect(computeUnwindQuotes(Q, 5000, 0, 0)).toEqual([])
+  })
+
+  it("re-quotes the unwinding side on the normal cadence, and enters a pause even with no mid", () => {
+    const { decisions, states } = run(Q, [
+      { tsSec: 0 }, { tsSec: 5, netYes: 60 }, { tsSec: 19, netYes: 60 }, { tsSec: 20, netYes: 50 }, { tsSec: 34, netYes: 40 }, { tsSec: 35, netYes: 40 }
+    ])
+    expect(decisions.map((d) => d.kind)).toEqual(["quote", "pause", "hold", "pause", "hold", "pause"])
+    expect(states.map((s) => s.lastQuoteSec)).toEqual([0, 5, 5, 20, 20, 35])
+    expect(decisions.map((d) => (d.kind === "pause" ? d.quotes.reduce((n, q) => n + q.size, 0) : null))).toEqual([null, 20, null, 20, null, 16])
+    // No mid yet: the pause still cancels (no quotes); the first mid brings the unwinding quotes at once.
+    expect(run(Q, [{ tsSec: 0, midBps: null, netYes: 60 }, { tsSec: 1, midBps: null, netYes: 60 }, { tsSec: 2, netYes: 60 }]).decisions)
+      .toEqual([{ kind: "pause", reason: "inventory_skew", quotes: [] }, HOLD, pause("ask", [[5052, 10], [5152, 10]])])
+  })
+
+  it("a paused state journaled before unwinding existed (lastQuoteSec null) unwinds at its next step", () => {
+    const s = makeStrategy(Q)
+    const old: StrategyState = { ...s.init(0), paused: true, lastQuoteSec: null, lastMidBps: 5000, quotedMidBps: 5000 }
+    expect(s.step(old, input({ tsSec: 7, netYes: 60 })).decision).toEqual(pause("ask", [[5052, 10], [5152, 10]]))
+  })
+
+  it("a simulated market: fills on the unwinding side bring inventory under the resume level, then both sides quote again", () => {
+    const s = makeStrategy(Q)
+    let state = s.init(0)
+    let resting: Quote[] = []
+    let netYes = 0
+    const trace: { t: number; d: Decision; netYes: number; wasPaused: boolean }[] = []
+    for (let t = 0; t <= 120; t++) {
+      // Takers sell 10 YES a second for 40 s, then buy 7 a second, each sweeping our quotes on that side best first.
+      const hit = t <= 40 ? "bid" : "ask"
+      let flow = t === 0 ? 0 : t <= 40 ? 10 : 7
+      resting = resting.map((q) => {
+        if (q.side !== hit || flow === 0) return q
+        const f = Math.min(q.size, flow)
+        flow -= f
+        netYes += hit === "bid" ? f : -f
+        return { ...q, size: q.size - f }
+      }).filter((q) => q.size > 0)
+      const wasPaused = state.paused
+      const r = s.step(state, input({ tsSec: t, netYes }))
+      state = r.state
+      if (r.decision.kind === "quote" || r.decision.kind === "pause") resting = [...r.decision.quotes]
+      trace.push({ t, d: r.decision, netYes, wasPaused })
+    }
+    const acting = trace.filter((x) => x.d.kind !== "hold").map((x) => `${x.t}:${x.d.kind}:${x.netYes}`)
+    // Bids hit 10 a second: re-quotes at 15 (net 20) and 30 (net 40) stay two-sided, net 60 at t=32 pauses
+    // (asks only, 20 contracts); the sells then find no bids. From t=41 the buys lift the asks, the paused
+    // re-quote at 47 tops them up to the excess (40 − 24 = 16), net reaches 24 < 25 at t=50 and the bot
+    // resumes two-sided; further buys take it short until it pauses again with bids only (t=98).
+    expect(acting).toEqual([
+      "0:quote:0", "15:quote:20", "30:quote:40", "32:pause:60", "47:pause:40", "50:quote:24",
+      "65:quote:4", "80:quote:-16", "95:quote:-36", "98:pause:-56", "113:pause:-56"
+    ])
+    for (const x of trace) {
+      if (x.d.kind === "pause") {
+        const sides = new Set(x.d.quotes.map((q) => q.side))
+        expect([...sides]).toEqual([x.netYes > 0 ? "ask" : "bid"])
+        expect(x.d.quotes.reduce((n, q) => n + q.size, 0)).toBeLessThanOrEqual(Math.abs(x.netYes) - resumeInventory(Q))
+      }
+      if (x.wasPaused) expect(Math.abs(x.netYes)).toBeGreaterThanOrEqual(resumeInventory(Q)) // never unwound past the resume level
+    }
+    const resumed = trace.find((x) => x.t === 50)!.d
+    expect(resumed.kind === "quote" && new Set(resumed.quotes.map((q) => q.side))).toEqual(new Set(["bid", "ask"]))
   })
 })
 
@@ -220,10 +319,22 @@ describe("properties", () => {
     }), { numRuns: 300 })
   })
 
+  it("paused quotes are one-sided on the reducing side and total at most the excess over the resume level", () => {
+    fc.assert(fc.property(arbParams, arbInputs, (p, inputs) => {
+      runAll(p, inputs).forEach(({ decision, state }, i) => {
+        if (decision.kind !== "pause") return
+        expect(state.paused).toBe(true)
+        const net = inputs[i]!.netYes
+        for (const q of decision.quotes) expect(q.side).toBe(net > 0 ? "ask" : "bid")
+        expect(decision.quotes.reduce((n, q) => n + q.size, 0)).toBeLessThanOrEqual(Math.abs(net) - resumeInventory(p))
+      })
+    }), { numRuns: 300 })
+  })
+
   it("quotes are in 1..9999, never dust, bids strictly below asks and each side strictly ordered", () => {
     fc.assert(fc.property(arbParams, arbInputs, (p, inputs) => {
       for (const { decision } of runAll(p, inputs)) {
-        if (decision.kind !== "quote") continue
+        if (decision.kind !== "quote" && decision.kind !== "pause") continue
         const bids = decision.quotes.filter((q) => q.side === "bid").map((q) => q.priceBps)
         const asks = decision.quotes.filter((q) => q.side === "ask").map((q) => q.priceBps)
         for (const q of decision.quotes) {
