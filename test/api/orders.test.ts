@@ -578,6 +578,11 @@ describe("the trading switch", () => {
     await expectBalance(carol, 20_000_000 - 2_400_000 - 1_600_000, 1_600_000)
     await expectBalance(alice, 14_000_000, 0)
     await expectBalance(dave.user, 0, 0)
+
+    // A queue whose first order is rejected still reopens: the rejection is dave's, not the operator's.
+    expect((await t.admin("POST", "/v1/admin/trading", { state: "paused" })).status).toBe(200)
+    expect(plain(await dave.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 5000, size: 1 }))).toMatchObject({ status: 202 })
+    expect(await t.admin("POST", "/v1/admin/trading", { state: "open" })).toEqual({ status: 200, body: { trading: "open", released_from_queue: 0 } })
     expect(await ordersOf(t, alice.user)).toEqual({ orders: [], total: 0 })
     expect(await ordersOf(t, bob.user)).toEqual({ orders: [], total: 0 })
     expect(await ordersOf(t, carol.user)).toEqual({ orders: [restingView(3, m, "buy", "no", 4000, 10, 4)], total: 1 })

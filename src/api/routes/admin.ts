@@ -84,7 +84,10 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
   }),
   admin("/v1/admin/trading", async (ctx, raw) => {
     const { state } = decoders.surface(raw)
-    const result = await run(ctx, { type: "set_trading", state })
+    // Not `run`: reopening runs the queue, and a queued order's own rejection (its user's
+    // balance, say) belongs to that user, not to the operator's request. Found by the simulator.
+    const { result, durable } = ctx.exchange.submit({ type: "set_trading", state })
+    await durable
     return { trading: ctx.exchange.trading, released_from_queue: result.events.filter((e) => e.type === "order_accepted").length }
   }),
   admin("/v1/admin/lp", async (ctx, raw) => {
