@@ -3,20 +3,26 @@
 // draws of another, and a failing seed reproduces anywhere.
 import { createHash } from "node:crypto"
 
-/** sha256(parent, label) → the child's 128-bit state. */
-const derive = (seed: string, label: string): Uint32Array => {
-  const d = createHash("sha256").update(seed).update("\u0000").update(label).digest()
-  const s = new Uint32Array([d.readUInt32LE(0), d.readUInt32LE(4), d.readUInt32LE(8), d.readUInt32LE(12)])
-  if ((s[0]! | s[1]! | s[2]! | s[3]!) === 0) s[0] = 1 // xoshiro's one forbidden state
-  return s
-}
-
-/** xoshiro128**: fast, 2^128 period, identical on every platform (32-bit integer math only). */
+/**
+ * xoshiro128**: fast, 2^128 period, identical on every platform (32-bit integer math only).
+ * The state is sha256(seed, label); plain fields keep the backtester's hot loop monomorphic.
+ */
 export class Rng {
-  private readonly s: Uint32Array
+  private s0: number
+  private s1: number
+  private s2: number
+  private s3: number
 
-  constructor(readonly seed: string) {
-    this.s = derive(seed, "")
+  constructor(
+    readonly seed: string,
+    label = ""
+  ) {
+    const d = createHash("sha256").update(seed).update("\u0000").update(label).digest()
+    this.s0 = d.readUInt32LE(0)
+    this.s1 = d.readUInt32LE(4)
+    this.s2 = d.readUInt32LE(8)
+    this.s3 = d.readUInt32LE(12)
+    if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1 // xoshiro's one forbidden state
   }
 
   /** An independent stream for a named component. */
@@ -26,15 +32,14 @@ export class Rng {
 
   /** A uniform 32-bit unsigned integer. */
   nextU32(): number {
-    const s = this.s
-    const result = Math.imul(rotl(Math.imul(s[1]!, 5), 7), 9) >>> 0
-    const t = s[1]! << 9
-    s[2]! ^= s[0]!
-    s[3]! ^= s[1]!
-    s[1]! ^= s[2]!
-    s[0]! ^= s[3]!
-    s[2]! ^= t
-    s[3] = rotl(s[3]!, 11)
+    const result = Math.imul(rotl(Math.imul(this.s1, 5), 7), 9) >>> 0
+    const t = this.s1 << 9
+    this.s2 ^= this.s0
+    this.s3 ^= this.s1
+    this.s1 ^= this.s2
+    this.s0 ^= this.s3
+    this.s2 ^= t
+    this.s3 = rotl(this.s3, 11)
     return result
   }
 
@@ -63,9 +68,9 @@ export class Rng {
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next())
   }
 
-  /** Exponential with the given mean: inter-arrival times of a Poisson process. */
+  /** Exponential with the given mean (0 → 0): inter-arrival times of a Poisson process. V8's Math.log is fdlibm: the same bits everywhere. */
   exponential(mean: number): number {
-    return -Math.log(1 - this.next()) * mean
+    return mean === 0 ? 0 : -Math.log(1 - this.next()) * mean
   }
 
   /** 32 bytes, e.g. a private key. */

@@ -1,6 +1,7 @@
 // A self-contained HTML report: summary tables and inline SVG line charts (equity curve,
 // inventory per market, and our best quotes against the mid per market). No scripts, no
 // external assets; series are thinned to at most MAX_POINTS points per line.
+import { dayLabel } from "../../src/service/rewards-book.ts"
 import type { BacktestReport } from "./report.ts"
 
 const MAX_POINTS = 1_200
@@ -12,19 +13,8 @@ const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 const usdc = (micro: number): string => (micro / 1e6).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
 
-/** Civil date of a unix day number (Howard Hinnant's days-to-civil): labels without a Date object. */
-export const isoDay = (day: number): string => {
-  const z = day + 719_468
-  const era = Math.floor(z / 146_097)
-  const doe = z - era * 146_097
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
-  const mp = Math.floor((5 * doy + 2) / 153)
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1
-  const m = mp < 10 ? mp + 3 : mp - 9
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-  return `${y}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`
-}
+/** Civil date of a unix day number: the rewards book's label (no Date object). */
+export const isoDay = dayLabel
 
 export const utcLabel = (tSec: number): string => {
   const s = ((tSec % 86_400) + 86_400) % 86_400

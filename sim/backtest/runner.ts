@@ -21,7 +21,7 @@ import { type Dataset, KIND_TRADE, TAKER_BUY } from "./dataset.ts"
 import { queueModel } from "./queue.ts"
 import type { BacktestReport, FillRow, MarketReport, Series } from "./report.ts"
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
-import { Rng } from "./rng.ts"
+import { Rng } from "../random.ts"
 import { CAUSE_TRADE, type FillCause, LP, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
 
 export interface RunOptions {
