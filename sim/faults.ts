@@ -51,7 +51,7 @@ export const inject = async (env: FaultEnv, f: FaultSpec): Promise<void> => {
       const m = env.markets[f.market]!
       await adminCall(world, `/v1/admin/markets/${m.id}/status`, { status: "halted" })
       note(env, f.kind, `market ${f.market}${f.duration > 0 ? ` for ${f.duration} s` : ""}`)
-      later(f.duration, () => retryUntilUp(env, () => adminCall(world, `/v1/admin/markets/${m.id}/status`, { status: "active" }).then(() => {})))
+      later(f.duration, () => retryUntilUp(env, () => adminCall(world, `/v1/admin/markets/${m.id}/status`, { status: "active" })))
       return
     }
     case "market_resolve": {

@@ -83,7 +83,6 @@ export class SimNetwork {
         if (settled) return
         settled = true
         this.stats.timeouts++
-        if (process.env.SIM_DEBUG) console.error("timeout", method, parsed.path, body.slice(0, 200))
         reject(new SimTimeout(`${method} ${parsed.path}: no response in ${this.params.timeoutMs} ms`))
       })
       if (app === undefined || this.rng.chance(this.params.dropPct / 100)) {

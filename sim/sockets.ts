@@ -17,7 +17,6 @@ export class SimWs {
   private lastUpMs = 0
   private inFlight: string[] | null = null
   readonly server: FeedSocket
-  framesReceived = 0
 
   constructor(
     private readonly hub: FeedHub,
@@ -77,7 +76,6 @@ export class SimWs {
         for (const f of batch) {
           this.buffered -= f.length
           if (!this.open) continue
-          this.framesReceived++
           this.handlers.onFrame(f)
         }
       },
