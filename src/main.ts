@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Option, Redacted } from "effect"
 import { demoCatalog } from "../fixtures/catalog.ts"
+import { DEFAULT_ABUSE_LIMITS } from "./api/context.ts"
 import { inlineVerifier, workerVerifier } from "./auth/verifier.ts"
 import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
 import { startService } from "./service/boot.ts"
@@ -38,6 +39,11 @@ const program = Effect.gen(function* () {
   const bandSpreadBpsMax = yield* Config.integer("REWARDS_BAND_SPREAD_BPS_MAX").pipe(Config.withDefault(300))
   const minSizeContracts = yield* Config.integer("REWARDS_MIN_SIZE_CONTRACTS").pipe(Config.withDefault(10))
   const verifyWorkers = yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1))
+  const limits = {
+    registrationsPerMinute: yield* Config.integer("LIMIT_REGISTRATIONS_PER_MIN").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.registrationsPerMinute)),
+    wsConnectionsPerAddress: yield* Config.integer("LIMIT_WS_CONNECTIONS_PER_IP").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnectionsPerAddress)),
+    wsSubscriptionsPerConnection: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptionsPerConnection))
+  }
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
   const chainMode = yield* Config.literal("embedded", "off")("CHAIN").pipe(Config.withDefault("embedded" as const))
   const depositPort = yield* Config.integer("DEPOSIT_PORT").pipe(Config.withDefault(8081))
@@ -94,9 +100,11 @@ const program = Effect.gen(function* () {
           corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),
           secureCookies,
           devCredit,
-          rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts }
+          rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
+          limits
         },
-        onError: (err) => console.error("internal error:", err)
+        log: (event) => console.error(JSON.stringify({ ts_ms: clock.unsafeCurrentTimeMillis(), level: "warn", ...event })),
+        onError: (err, where) => console.error(where === undefined ? "internal error:" : `internal error in ${where.method} ${where.route} (request ${where.requestId}):`, err)
       })
     ),
     (s) => Effect.promise(() => s.close()).pipe(Effect.zipRight(Console.log("twinbook stopped")))

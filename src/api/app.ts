@@ -4,7 +4,7 @@
 import { ApiError } from "../domain/errors.ts"
 import type { AppCtx } from "./context.ts"
 import { corsHeaders, preflight } from "./cors.ts"
-import { errorResponse, type HttpRequest, type HttpResponse, json, Router } from "./http.ts"
+import { errorResponse, type HttpRequest, type HttpResponse, isJsonContentType, json, Router } from "./http.ts"
 import { metaRoutes } from "./openapi.ts"
 import { accountRoutes } from "./routes/account.ts"
 import { adminRoutes } from "./routes/admin.ts"
@@ -22,27 +22,49 @@ export type App = (req: HttpRequest) => Promise<HttpResponse>
 export const makeRouter = (): Router<AppCtx> =>
   new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...rewardsRoutes, ...lpBotRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes)
 
+/** Where an unexpected error happened: logged with it, so a 500 can be traced from the client's request id. */
+export interface ErrorContext {
+  readonly requestId: string
+  readonly method: string
+  /** The route's template (`/v1/orders/all/:user`), never the raw path with its values. */
+  readonly route: string
+}
+
+export type OnError = (err: unknown, where?: ErrorContext) => void
+
 /**
  * Serves a router as an App: CORS preflight and headers from the Origin allow-list,
- * JSON 404/405 (with Allow), errors mapped to the envelope once, HEAD without a body.
- * Shared by the API and the deposit service.
+ * JSON 404/405 (with Allow), 415 for a POST that is not `application/json` (a
+ * cross-site "simple request" cannot carry that type without a preflight), errors
+ * mapped to the envelope once, HEAD without a body. Shared by the API and the
+ * deposit service.
  */
-export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlySet<string>, onError: (err: unknown) => void): App =>
-  async (req) => {
+export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlySet<string>, onError: OnError): App => {
+  // A counter, not randomness: the simulator runs this app too and must stay deterministic.
+  let requests = 0
+  return async (req) => {
     if (req.method === "OPTIONS") return preflight(req, corsOrigins)
     let res: HttpResponse
+    let route = "(none)"
     try {
       const found = router.match(req.method, req.path)
       if (found === null) throw new ApiError("not_found", `no route ${req.method} ${req.path}`)
       if (found === "method_not_allowed") {
         res = errorResponse(new ApiError("method_not_allowed", `${req.method} is not allowed on ${req.path}`))
         res.headers.allow = router.methodsFor(req.path).join(", ")
-      } else res = await found.route.handler(ctx, req, found.params)
+      } else {
+        route = found.route.path
+        if (found.route.method === "POST" && !isJsonContentType(req.headers["content-type"])) {
+          throw new ApiError("unsupported_media_type", "POST bodies must be sent with Content-Type: application/json")
+        }
+        res = await found.route.handler(ctx, req, found.params)
+      }
     } catch (err) {
       if (err instanceof ApiError) res = errorResponse(err)
       else {
-        onError(err)
-        res = json(500, { error: "internal_error", detail: "unexpected server error" })
+        const requestId = `r${++requests}`
+        onError(err, { requestId, method: req.method, route })
+        res = json(500, { error: "internal_error", detail: `unexpected server error (request ${requestId})` }, { "x-request-id": requestId })
       }
     }
     const cors = corsHeaders(req, corsOrigins)
@@ -53,6 +75,7 @@ export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlyS
     }
     return res
   }
+}
 
-export const makeApp = (ctx: AppCtx, onError: (err: unknown) => void = () => {}): App =>
+export const makeApp = (ctx: AppCtx, onError: OnError = () => {}): App =>
   serveRouter(makeRouter(), ctx, ctx.config.corsOrigins, onError)

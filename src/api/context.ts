@@ -1,8 +1,9 @@
 // What every route handler is handed: the exchange, the injected clock, the
 // session secret, configuration, limiters and the edge cache.
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
-import { ApiError } from "../domain/errors.ts"
+import { userKeyProblem } from "../auth/ed25519.ts"
+import { ApiError, type ErrorCode } from "../domain/errors.ts"
 import type { Verifier } from "../auth/verifier.ts"
 import type { RewardsParams } from "../service/commands.ts"
 import type { Exchange } from "../service/exchange.ts"
@@ -28,6 +29,26 @@ export const rewardsParams = (c: RewardsConfig): RewardsParams => ({
   minSizeContracts: c.minSizeContracts ?? DEFAULT_REWARDS_MIN_SIZE_CONTRACTS
 })
 
+/**
+ * Per-address limits on anonymous work (extensions beside SPEC §8; docs/api.md "Limits").
+ * Registrations cost a journal record and an fsync each and keys cost nothing to make;
+ * WebSocket connections and subscriptions cost memory and fan-out work.
+ */
+export interface AbuseLimits {
+  /** `POST /v1/builders/register` per source address per minute (429 beyond). */
+  readonly registrationsPerMinute: number
+  /** Open WebSocket connections per source address (a new one beyond is closed with 1008). */
+  readonly wsConnectionsPerAddress: number
+  /** Channels one WebSocket connection may hold (a subscribe beyond closes it with 1008). */
+  readonly wsSubscriptionsPerConnection: number
+}
+
+export const DEFAULT_ABUSE_LIMITS: AbuseLimits = {
+  registrationsPerMinute: 30,
+  wsConnectionsPerAddress: 50,
+  wsSubscriptionsPerConnection: 500
+}
+
 export interface AppConfig {
   readonly adminToken: string
   readonly corsOrigins: ReadonlySet<string>
@@ -35,7 +56,11 @@ export interface AppConfig {
   /** Operator credit endpoint (a development faucet until deposits arrive on chain). */
   readonly devCredit: boolean
   readonly rewards: RewardsConfig
+  /** DEFAULT_ABUSE_LIMITS where absent. */
+  readonly limits?: Partial<AbuseLimits>
 }
+
+export const abuseLimits = (config: AppConfig): AbuseLimits => ({ ...DEFAULT_ABUSE_LIMITS, ...config.limits })
 
 export interface AppCtx {
   readonly exchange: Exchange
@@ -51,6 +76,8 @@ export interface AppCtx {
    * made `unreachable` (502) / `disabled` (503) by the operator or by simulated faults.
    */
   readonly binding: { withdraw: "up" | "unreachable" | "disabled" }
+  /** Notable security events (refused operator tokens, limits hit), one object each; never given a secret. */
+  readonly log?: (event: Readonly<Record<string, unknown>>) => void
 }
 
 export const nowSec = (ctx: AppCtx): number => Math.floor(ctx.nowMs() / 1000)
@@ -61,23 +88,50 @@ export const sessionUserOf = (ctx: AppCtx, req: HttpRequest): string | null => {
   return value === null ? null : verifySessionCookie(ctx.secret, value, nowSec(ctx))
 }
 
+/**
+ * The session user of a cookie-authenticated state change. Beyond SameSite, a request
+ * from a page of another site is refused (403 forbidden_origin): its `Origin` must be
+ * an allowed origin, and without an Origin it must not be marked `Sec-Fetch-Site:
+ * cross-site`. Programs that send no Origin (signed API clients) are unaffected.
+ */
 export const requireSession = (ctx: AppCtx, req: HttpRequest): string => {
+  const origin = req.headers.origin
+  if (origin !== undefined ? !ctx.config.corsOrigins.has(origin) : req.headers["sec-fetch-site"] === "cross-site") {
+    throw new ApiError("forbidden_origin", `cookie-authenticated requests are accepted only from an allowed origin (CORS_ORIGINS), not ${origin ?? "a cross-site page"}`)
+  }
   const user = sessionUserOf(ctx, req)
   if (user === null) throw new ApiError("unauthorized", `missing or invalid ${SESSION_COOKIE} cookie; POST /v1/builders/register first`)
   return user
 }
 
-/** Operator routes: `Authorization: Bearer <ADMIN_TOKEN>`, per-IP 60 per 60 s. */
+/** Constant-time in the token's length too: both sides are hashed before they are compared. */
+const tokenMatches = (given: string, expected: string): boolean =>
+  timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest())
+
+/**
+ * Operator routes: `Authorization: Bearer <ADMIN_TOKEN>`. The token is checked first, so
+ * other clients' failures can never lock the operator out: a valid token is charged to
+ * SPEC's per-IP admin bucket (60 per 60 s), a wrong one to a bucket of failures of its
+ * own (429 once an address has failed too often), and a failure is logged without the token.
+ */
 export const requireAdmin = (ctx: AppCtx, req: HttpRequest): void => {
-  ctx.limiter.take(LIMITS.ipAdmin, req.ip)
   const header = req.headers.authorization ?? ""
-  const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "")
-  const expected = Buffer.from(ctx.config.adminToken)
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (!tokenMatches(header.startsWith("Bearer ") ? header.slice(7) : "", ctx.config.adminToken)) {
+    // Charged first: once throttled, further failures are refused without a log line each.
+    ctx.limiter.take(LIMITS.ipAdminFailures, req.ip)
+    ctx.log?.({ event: "admin_auth_failed", ip: req.ip, path: req.path, had_token: header !== "" })
     throw new ApiError("unauthorized", "operator token required (Authorization: Bearer <ADMIN_TOKEN>)")
   }
+  ctx.limiter.take(LIMITS.ipAdmin, req.ip)
 }
 
 /** A user's stable builder api_key: derived from the server secret, so re-registering returns it again. */
 export const apiKeyFor = (secret: Uint8Array, user: string): string =>
   createHmac("sha256", secret).update(`api_key:${user}`).digest("hex").slice(0, 32)
+
+/** A user key from a request field, or the route's 400 saying why it is refused (one definition: src/auth/ed25519.ts). */
+export const requireUserKey = (field: string, value: unknown, code: ErrorCode): string => {
+  const problem = userKeyProblem(field, value)
+  if (problem !== null) throw new ApiError(code, problem)
+  return value as string
+}

@@ -78,6 +78,19 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
     })
   })
   server.keepAliveTimeout = 65_000
+  // A request node:http cannot parse (garbage, a header block over 16 KiB, a request too slow to
+  // arrive) still gets the envelope, not node's bare default, and its connection is closed.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || socket.writableEnded) return void socket.destroy()
+    const [status, reason, code] =
+      err.code === "HPE_HEADER_OVERFLOW"
+        ? ([431, "Request Header Fields Too Large", "headers_too_large"] as const)
+        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? ([408, "Request Timeout", "request_timeout"] as const)
+          : ([400, "Bad Request", "bad_request"] as const)
+    const body = JSON.stringify({ error: code, detail: "the request could not be read as HTTP/1.1" })
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  })
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
   server.on("upgrade", (req, socket, head) => {
@@ -95,11 +108,12 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
       const cookieUser = cookie === null || !trusted ? null : verifySessionCookie(opts.secret, cookie, Math.floor(opts.nowMs() / 1000))
       const feedSocket: FeedSocket = {
         cookieUser,
+        address: req.socket.remoteAddress ?? "unknown",
         send: (frame) => ws.send(frame),
         bufferedBytes: () => ws.bufferedAmount,
         close: (code, reason) => ws.close(code, reason)
       }
-      hub.connect(feedSocket)
+      if (!hub.connect(feedSocket)) return
       ws.on("message", (data) => hub.onMessage(feedSocket, data.toString()))
       ws.on("close", () => hub.disconnect(feedSocket))
       ws.on("error", () => hub.disconnect(feedSocket))

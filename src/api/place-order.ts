@@ -2,11 +2,11 @@
 // LP bot both come through `placeSignedOrder`, so a bot order is verified and journaled
 // exactly like a client's. The caller does transport concerns (rate limits, cookie,
 // schema); this does market lookup, signer resolution, signature, builder, journal.
-import { isUserKey, parseSignatureHex } from "../auth/ed25519.ts"
+import { parseSignatureHex } from "../auth/ed25519.ts"
 import { orderMessage } from "../auth/messages.ts"
 import { ApiError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts"
 import type { EngineEvent, FillEvent, OrderType, RejectReason, Stp } from "../engine/types.ts"
-import type { AppCtx } from "./context.ts"
+import { type AppCtx, requireUserKey } from "./context.ts"
 
 const REJECTION_DETAIL: Partial<Record<RejectReason, string>> = {
   would_cross: "post-only order would cross the book",
@@ -80,7 +80,7 @@ export const placeSignedOrder = async (ctx: AppCtx, body: SignedOrder): Promise<
   if (signature === null) throw new ApiError("invalid_signature_format", "signature must be 64 bytes, hex-encoded without 0x")
   const sessionPub = body.session_pub
   if (sessionPub !== undefined) {
-    if (!isUserKey(sessionPub)) throw new ApiError("invalid_pubkey", "session_pub: not a base58 Ed25519 public key")
+    requireUserKey("session_pub", sessionPub, "invalid_pubkey")
     assertSession(ctx, body.user, sessionPub)
   }
   // The client signs the market id exactly as it sent it (hex id or slug).

@@ -50,6 +50,8 @@ export const LIMITS = {
   walletOrders: { name: "wallet_orders", limit: 50, windowSec: 60 },
   ipOrders: { name: "ip_orders", limit: 600, windowSec: 60 },
   ipAdmin: { name: "ip_admin", limit: 60, windowSec: 60 },
+  /** Extension: failed operator-token attempts per address; only failures are charged and refused. */
+  ipAdminFailures: { name: "ip_admin_failures", limit: 10, windowSec: 60 },
   /** Extension: /v1/lp-bot/* (SPEC §8 sets none), like the order routes' per-IP bucket. */
   ipLp: { name: "ip_lp", limit: 600, windowSec: 60 },
   /** Extension: a server-managed bot's own placements, per user (its orders skip the HTTP buckets). */

@@ -7,8 +7,9 @@ import { normalizeAddress } from "../chain/chain.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { Exchange } from "../service/exchange.ts"
 import { depositProgress } from "../service/views.ts"
-import { serveRouter } from "../api/app.ts"
+import { type OnError, serveRouter } from "../api/app.ts"
 import { json, Router } from "../api/http.ts"
+import { DEPOSIT_OPS, openApiDocument } from "../api/openapi.ts"
 import type { RateLimiter } from "../api/rate-limit.ts"
 
 export interface DepositConfig {
@@ -30,7 +31,7 @@ export const DEPOSIT_ADDRESS_LIMIT = { name: "ip_deposit_address", limit: 30, wi
 
 const noStore = { "cache-control": "no-store" }
 
-export const makeDepositApp = (ctx: DepositCtx, onError: (err: unknown) => void = () => {}) => {
+export const makeDepositApp = (ctx: DepositCtx, onError: OnError = () => {}) => {
   const router = new Router<DepositCtx>().add(
     {
       method: "GET",
@@ -92,5 +93,11 @@ export const makeDepositApp = (ctx: DepositCtx, onError: (err: unknown) => void 
       }
     }
   )
+  const document = openApiDocument([...router.list(), { method: "GET", path: "/v1/openapi.json" }], DEPOSIT_OPS, {
+    title: "twinbook deposit service",
+    description: "Per-wallet deposit addresses and deposit progress (SPEC §4 \"Deposit service\").",
+    serverUrl: "/"
+  })
+  router.add({ method: "GET", path: "/v1/openapi.json", handler: () => json(200, document) })
   return serveRouter(router, ctx, ctx.config.corsOrigins, onError)
 }

@@ -1,6 +1,6 @@
 // The error catalogue: every client-facing code and its HTTP status (SPEC §7),
 // plus twinbook's extensions. Errors travel as tagged values and are mapped to
-// the `{ error, detail? }` envelope in exactly one place (src/api/respond.ts).
+// the `{ error, detail? }` envelope in exactly one place (`errorResponse`, src/api/http.ts).
 
 export const ERROR_STATUS = {
   invalid_json: 400,
@@ -17,6 +17,10 @@ export const ERROR_STATUS = {
   scope_forbidden: 400,
   expiry_out_of_range: 400,
   invalid_query: 400,
+  // Requests node:http cannot read as HTTP/1.1 (src/api/node-server.ts).
+  bad_request: 400,
+  request_timeout: 408,
+  headers_too_large: 431,
   invalid_signature: 403,
   session_user_mismatch: 403,
   trading_disabled: 403,
@@ -31,6 +35,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   session_already_delegated: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
+  upgrade_required: 426,
   nonce_stale: 422,
   engine_rejected: 422,
   // Order rejections by the engine (extension: SPEC leaves these codes open).

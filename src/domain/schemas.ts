@@ -104,7 +104,9 @@ export const WalletLinkRequest = Schema.Struct({
 export const WithdrawRequest = Schema.Struct({
   user: Schema.String,
   /** micro-USDC, a positive integer (a JSON number or a decimal string); 400 invalid_amount otherwise. */
-  amount_micro: Schema.Unknown,
+  amount_micro: Schema.Unknown.annotations({
+    jsonSchema: { oneOf: [{ type: "integer", minimum: 1 }, { type: "string", pattern: "^[0-9]+$" }], description: "micro-USDC, positive" }
+  }),
   /** Per-user withdraw nonce, strictly increasing; checked by the engine. */
   nonce: Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)),
   signature: Schema.String
@@ -119,11 +121,14 @@ export const CreditRequest = Schema.Struct({
   amount_micro: Int.pipe(Schema.between(1, 1_000_000_000_000))
 }).annotations({ identifier: "CreditRequest" })
 
+/** "orders" (or ["orders"]): the route checks it, so the error can say scope_missing or scope_forbidden. */
+const ScopeField = Schema.Unknown.annotations({ jsonSchema: { oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] } })
+
 /** `scope` is checked by the route (scope_missing / scope_forbidden), so it is loosely typed here. */
 export const LpSessionNewRequest = Schema.Struct({
   user: Schema.String,
   expires_in_secs: Int,
-  scope: Schema.optional(Schema.Unknown)
+  scope: Schema.optional(ScopeField)
 }).annotations({ identifier: "LpSessionNewRequest" })
 
 export const LpDelegateRequest = Schema.Struct({
@@ -133,16 +138,16 @@ export const LpDelegateRequest = Schema.Struct({
   nonce: Nonce,
   /** The user key's Ed25519 signature over message_bytes_hex (docs/api.md "LP bot"), hex without 0x. */
   signature: Schema.String,
-  scope: Schema.optional(Schema.Unknown)
+  scope: Schema.optional(ScopeField)
 }).annotations({ identifier: "LpDelegateRequest" })
 
 export const LpStartRequest = Schema.Struct({
   user: Schema.String,
   session_pub: Schema.String,
   /** 1..20 market ids or slugs; checked by the route so the error names the bad element. */
-  markets: Schema.Unknown,
+  markets: Schema.Unknown.annotations({ jsonSchema: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 20 } }),
   /** The wire spec of src/lp/strategy-spec.ts (docs/lp.md "Wire form"). */
-  strategy: Schema.Unknown
+  strategy: Schema.Unknown.annotations({ jsonSchema: { type: "object", description: "strategy spec: docs/lp.md \"Wire form\"" } })
 }).annotations({ identifier: "LpStartRequest" })
 
 export const LpStopRequest = Schema.Struct({
@@ -150,15 +155,50 @@ export const LpStopRequest = Schema.Struct({
   revoke_session: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "LpStopRequest" })
 
+/**
+ * `<field path>: <problem>` for the first issue of a failed decode. Formatting prints the
+ * offending value, which must never turn a 400 into a 500: if it throws (a pathological
+ * value), the field's path is still named.
+ */
+const describeIssue = (error: ParseResult.ParseError): string => {
+  try {
+    const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+    return first === undefined ? "invalid body" : `${first.path.join(".") || "body"}: ${first.message}`
+  } catch {
+    return `${firstPath(error.issue) || "body"}: invalid value`
+  }
+}
+
+/** The path to the first leaf issue, walked without formatting any value. */
+const firstPath = (issue: ParseResult.ParseIssue): string => {
+  const parts: string[] = []
+  let at: ParseResult.ParseIssue | undefined = issue
+  for (let hops = 0; at !== undefined && hops < 64; hops++) {
+    switch (at._tag) {
+      case "Pointer":
+        parts.push(...(Array.isArray(at.path) ? at.path : [at.path]).map(String))
+        at = at.issue
+        break
+      case "Composite":
+        at = Array.isArray(at.issues) ? at.issues[0] : (at.issues as ParseResult.ParseIssue)
+        break
+      case "Refinement":
+      case "Transformation":
+        at = at.issue
+        break
+      default:
+        at = undefined
+    }
+  }
+  return parts.join(".")
+}
+
 /** Decodes a body or throws the given 400 code with a short description of the first problem. */
 export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode) => {
   const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore" })
   return (body: unknown): A => {
     const result = decode(body)
     if (Either.isRight(result)) return result.right
-    const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left)
-    const first = issues[0]
-    const detail = first === undefined ? "invalid body" : `${first.path.join(".") || "body"}: ${first.message}`
-    throw new ApiError(code, detail)
+    throw new ApiError(code, describeIssue(result.left))
   }
 }

@@ -5,6 +5,7 @@
 // per changed user, after the trade frames, in journal order.
 import { isUserKey, parseSignatureHex, verifyUser } from "../auth/ed25519.ts"
 import { sessionMessage } from "../auth/messages.ts"
+import { jsonTooDeep, MAX_JSON_DEPTH } from "../domain/json-depth.ts"
 import type { Exchange } from "../service/exchange.ts"
 import type { TradeRecord } from "../service/history.ts"
 import { tradeFromFill } from "../service/history.ts"
@@ -13,6 +14,8 @@ import { bookView, portfolioState } from "../service/views.ts"
 export interface FeedSocket {
   /** The user proved by the session cookie on the upgrade request, if any. */
   readonly cookieUser: string | null
+  /** The client's network address, for the per-address connection limit (none: not counted). */
+  readonly address?: string
   send(frame: string): void
   /** Bytes queued and not yet written. */
   bufferedBytes(): number
@@ -27,11 +30,24 @@ interface SocketState {
   readonly channels: Set<string>
 }
 
+/** Per-address and per-connection caps (src/api/context.ts AbuseLimits); Infinity when not given. */
+export interface FeedLimits {
+  readonly connectionsPerAddress: number
+  readonly subscriptionsPerConnection: number
+}
+
+/** WebSocket close code for a policy violation (RFC 6455 §7.4.1): a limit was exceeded. */
+export const CLOSE_POLICY = 1008
+
 const frame = (value: unknown): string => JSON.stringify(value)
 
 export class FeedHub {
   private readonly sockets = new Map<FeedSocket, SocketState>()
+  /** Channel → its live subscribers; a channel's entry leaves with its last subscriber. */
   private readonly subscribers = new Map<string, Set<FeedSocket>>()
+  /** The users whose `user:` channel has a live subscriber: a book change looks only at these. */
+  private readonly liveUsers = new Set<string>()
+  private readonly perAddress = new Map<string, number>()
   private readonly dirtyMarkets = new Set<string>()
   private readonly dirtyUsers = new Set<string>()
   private pendingTrades: TradeRecord[] = []
@@ -39,7 +55,8 @@ export class FeedHub {
 
   constructor(
     private readonly exchange: Exchange,
-    private readonly nowMs: () => number
+    private readonly nowMs: () => number,
+    private readonly limits: FeedLimits = { connectionsPerAddress: Infinity, subscriptionsPerConnection: Infinity }
   ) {
     exchange.onApply((_record, result) => {
       let changed = false
@@ -74,19 +91,41 @@ export class FeedHub {
     this.onDirty = schedule
   }
 
-  connect(socket: FeedSocket): void {
+  /** Registers a connection; one over its address's limit is closed at once (1008) and false returned. */
+  connect(socket: FeedSocket): boolean {
+    const address = socket.address
+    if (address !== undefined) {
+      const open = this.perAddress.get(address) ?? 0
+      if (open >= this.limits.connectionsPerAddress) {
+        socket.close(CLOSE_POLICY, `too many connections from this address (max ${this.limits.connectionsPerAddress})`)
+        return false
+      }
+      this.perAddress.set(address, open + 1)
+    }
     this.sockets.set(socket, { channels: new Set() })
+    return true
   }
 
   disconnect(socket: FeedSocket): void {
     const state = this.sockets.get(socket)
     if (state === undefined) return
-    for (const ch of state.channels) this.subscribers.get(ch)?.delete(socket)
+    for (const ch of state.channels) this.removeSubscriber(ch, socket)
     this.sockets.delete(socket)
+    const address = socket.address
+    if (address !== undefined) {
+      const open = (this.perAddress.get(address) ?? 1) - 1
+      if (open > 0) this.perAddress.set(address, open)
+      else this.perAddress.delete(address)
+    }
   }
 
   get connections(): number {
     return this.sockets.size
+  }
+
+  /** Channels with at least one subscriber (no entry outlives its last subscriber). */
+  get channelCount(): number {
+    return this.subscribers.size
   }
 
   onMessage(socket: FeedSocket, text: string): void {
@@ -94,6 +133,9 @@ export class FeedHub {
     // in flight; answering them would re-add it to subscribers that disconnect() no
     // longer clears.
     if (!this.sockets.has(socket)) return
+    if (jsonTooDeep(text)) {
+      return this.send(socket, frame({ type: "error", code: "bad_json", channel: null, detail: `frame nests deeper than ${MAX_JSON_DEPTH} levels` }))
+    }
     let msg: unknown
     try {
       msg = JSON.parse(text)
@@ -114,7 +156,7 @@ export class FeedHub {
         const key = channel === null ? null : this.channelKey(channel)
         if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel, detail: "unknown channel" }))
         this.sockets.get(socket)?.channels.delete(key)
-        this.subscribers.get(key)?.delete(socket)
+        this.removeSubscriber(key, socket)
         return this.send(socket, frame({ type: "unsubscribed", channel }))
       }
       default:
@@ -140,7 +182,7 @@ export class FeedHub {
     if (channel?.startsWith("user:")) return this.subscribeUser(socket, channel, m)
     const key = channel === null ? null : this.channelKey(channel)
     if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel, detail: "channel: book:<market_id>, trades:<market_id> or user:<addr>" }))
-    this.add(socket, key)
+    if (!this.add(socket, key)) return
     this.send(socket, frame({ type: "subscribed", channel }))
   }
 
@@ -160,16 +202,35 @@ export class FeedHub {
       ok = verifyUser(addr, sessionMessage(addr, ts), sig)
       if (!ok) return reject(socket.cookieUser !== null && socket.cookieUser !== addr ? "address_mismatch" : "unauthorized")
     }
-    this.add(socket, channel)
+    if (!this.add(socket, channel)) return
     this.send(socket, frame({ type: "subscribed", channel }))
     this.send(socket, frame({ type: "portfolio_snapshot", user: addr, ts: this.nowMs(), state: portfolioState(this.exchange, addr) }))
   }
 
-  private add(socket: FeedSocket, key: string): void {
-    this.sockets.get(socket)?.channels.add(key)
+  /** Subscribes; a connection past its subscription limit is closed (1008) and false returned. */
+  private add(socket: FeedSocket, key: string): boolean {
+    const state = this.sockets.get(socket)
+    if (state === undefined) return false
+    if (!state.channels.has(key) && state.channels.size >= this.limits.subscriptionsPerConnection) {
+      this.disconnect(socket)
+      socket.close(CLOSE_POLICY, `too many subscriptions on one connection (max ${this.limits.subscriptionsPerConnection})`)
+      return false
+    }
+    state.channels.add(key)
     let set = this.subscribers.get(key)
-    if (set === undefined) this.subscribers.set(key, (set = new Set()))
+    if (set === undefined) {
+      this.subscribers.set(key, (set = new Set()))
+      if (key.startsWith("user:")) this.liveUsers.add(key.slice(5))
+    }
     set.add(socket)
+    return true
+  }
+
+  private removeSubscriber(key: string, socket: FeedSocket): void {
+    const set = this.subscribers.get(key)
+    if (set === undefined || !set.delete(socket) || set.size > 0) return
+    this.subscribers.delete(key)
+    if (key.startsWith("user:")) this.liveUsers.delete(key.slice(5))
   }
 
   private send(socket: FeedSocket, data: string): void {
@@ -204,9 +265,7 @@ export class FeedHub {
     }
     // A moved book changes its holders' mark_price and cash_pnl: that is a portfolio change too.
     if (this.dirtyMarkets.size > 0) {
-      for (const key of this.subscribers.keys()) {
-        if (!key.startsWith("user:")) continue
-        const user = key.slice(5)
+      for (const user of this.liveUsers) {
         const positions = this.exchange.engine.accounts.get(user)?.positions
         if (positions === undefined || this.dirtyUsers.has(user)) continue
         for (const marketId of this.dirtyMarkets) {

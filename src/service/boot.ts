@@ -2,9 +2,9 @@
 // node transport. Time comes in as `nowMs` (the Clock layer's reading), so
 // tests and the simulator drive it with a test clock. In durable mode the
 // journal, snapshots and the DuckDB history store live under `dataDir`.
-import { type App, makeApp } from "../api/app.ts"
+import { type App, makeApp, type OnError } from "../api/app.ts"
 import { EdgeCache } from "../api/cache.ts"
-import type { AppConfig, AppCtx } from "../api/context.ts"
+import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
 import { listen, type RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../api/rate-limit.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
@@ -19,6 +19,8 @@ import { Exchange, memoryJournal } from "./exchange.ts"
 
 export interface ServiceOptions {
   readonly host: string
+  /** Security events (src/api/context.ts AppCtx.log); one JSON line each live. */
+  readonly log?: (event: Readonly<Record<string, unknown>>) => void
   readonly port: number
   readonly nowMs: () => number
   readonly secret: Uint8Array
@@ -31,7 +33,7 @@ export interface ServiceOptions {
   readonly onFatal?: (err: unknown) => void
   /** Loaded when the exchange starts with no events (first start). */
   readonly catalog?: ReadonlyArray<NewEvent>
-  readonly onError?: (err: unknown) => void
+  readonly onError?: OnError
   /** Inline (synchronous, deterministic) unless the caller brings a worker pool. */
   readonly verifier?: Verifier
   /** Milliseconds between history-store flushes (durable mode; default 1000); 0 flushes only at snapshots and close. */
@@ -155,10 +157,12 @@ const openDurableWithHistory = async (
 
 export interface CoreOptions {
   readonly nowMs: () => number
+  /** Security events (src/api/context.ts AppCtx.log). */
+  readonly log?: (event: Readonly<Record<string, unknown>>) => void
   readonly secret: Uint8Array
   readonly config: AppConfig
   readonly verifier?: Verifier
-  readonly onError?: (err: unknown) => void
+  readonly onError?: OnError
 }
 
 /** The service without a transport: one exchange, its feed hub and the HTTP app. */
@@ -176,7 +180,11 @@ export interface Core {
  * hub's flush scheduler (after journal sync live, a scheduler event in simulation).
  */
 export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
-  const hub = new FeedHub(exchange, opts.nowMs)
+  const limits = abuseLimits(opts.config)
+  const hub = new FeedHub(exchange, opts.nowMs, {
+    connectionsPerAddress: limits.wsConnectionsPerAddress,
+    subscriptionsPerConnection: limits.wsSubscriptionsPerConnection
+  })
   const ctx: AppCtx = {
     exchange,
     nowMs: opts.nowMs,
@@ -185,7 +193,8 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
     limiter: new RateLimiter(opts.nowMs),
     cache: new EdgeCache(opts.nowMs),
     verifier: opts.verifier ?? inlineVerifier(),
-    binding: { withdraw: "up" }
+    binding: { withdraw: "up" },
+    ...(opts.log === undefined ? {} : { log: opts.log })
   }
   return { hub, ctx, app: makeApp(ctx, opts.onError), lpBots: new LpBotRunner(ctx, opts.onError) }
 }

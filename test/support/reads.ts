@@ -110,11 +110,15 @@ export const refsOf = (value: unknown, out: string[] = []): string[] => {
   return out
 }
 
-/** A request through node:http, which (unlike fetch) sends any Host header as given. */
-export const rawHttp = (t: TestServer, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Res> =>
+/**
+ * A request through node:http, which (unlike fetch) sends any Host header as given; `localAddress`
+ * (another 127.x.y.z) makes it come from another client address, as the rate limiters see it.
+ */
+export const rawHttp = (t: TestServer, method: string, path: string, headers: Record<string, string>, body?: string, localAddress?: string): Promise<Res> =>
   new Promise((resolve, reject) => {
     const url = new URL(t.url)
-    const r = request({ host: url.hostname, port: Number(url.port), method, path, headers, setHost: headers.host === undefined }, (res) => {
+    const opts = { host: url.hostname, port: Number(url.port), method, path, headers, setHost: headers.host === undefined, ...(localAddress === undefined ? {} : { localAddress, agent: false }) }
+    const r = request(opts, (res) => {
       const chunks: Buffer[] = []
       res.on("data", (c: Buffer) => chunks.push(c))
       res.on("end", () => {

@@ -1,5 +1,6 @@
 // Black-box harness: the real service on a free loopback port with a test
 // clock, a known operator token, and clients with real Ed25519 keys.
+import type { AbuseLimits } from "../../src/api/context.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
@@ -29,7 +30,9 @@ export interface TestServer {
   close(): Promise<void>
 }
 
-export const startTestServer = async (opts: { catalog?: boolean; dataDir?: string; startMs?: number } = {}): Promise<TestServer> => {
+export const startTestServer = async (
+  opts: { catalog?: boolean; dataDir?: string; startMs?: number; limits?: Partial<AbuseLimits>; log?: (event: Readonly<Record<string, unknown>>) => void } = {}
+): Promise<TestServer> => {
   const clock = { nowMs: opts.startMs ?? T0_MS }
   const service = await startService({
     host: "127.0.0.1",
@@ -45,8 +48,10 @@ export const startTestServer = async (opts: { catalog?: boolean; dataDir?: strin
       corsOrigins: new Set([ALLOWED_ORIGIN]),
       secureCookies: false,
       devCredit: true,
-      rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
+      rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 },
+      ...(opts.limits === undefined ? {} : { limits: opts.limits })
     },
+    ...(opts.log === undefined ? {} : { log: opts.log }),
     onError: (err) => console.error(err)
   })
   const url = service.http.url

@@ -45,12 +45,13 @@ export class WsClient {
     this.closed = new Promise((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })))
   }
 
-  /** Opens a socket (optionally with a Cookie header) and waits until it is open. */
-  static open(url: string, cookie?: string | null, origin?: string): Promise<WsClient> {
+  /** Opens a socket (optionally with a Cookie header, an Origin, a source address) and waits until it is open. */
+  static open(url: string, cookie?: string | null, origin?: string, localAddress?: string): Promise<WsClient> {
     const headers: Record<string, string> = {}
     if (cookie != null) headers.cookie = cookie
     if (origin !== undefined) headers.origin = origin
-    const ws = new WebSocket(url, { headers })
+    // A loopback source address other than 127.0.0.1 is another client address to the server.
+    const ws = new WebSocket(url, { headers, ...(localAddress === undefined ? {} : { localAddress }) })
     const client = new WsClient(ws)
     return new Promise((resolve, reject) => {
       ws.once("open", () => resolve(client))

@@ -1,15 +1,12 @@
 // Public account reads (SPEC §4 "Account reads"): no cookie, anyone's data.
-import { isUserKey } from "../../auth/ed25519.ts"
-import { ApiError } from "../../domain/errors.ts"
 import { allPositions, balanceView, depositRows, positionView, withdrawalRows } from "../../service/views.ts"
-import type { AppCtx } from "../context.ts"
+import { type AppCtx, requireUserKey } from "../context.ts"
 import { json, type Route } from "../http.ts"
 import { pageParams } from "./params.ts"
 
 const userParam = (params: Readonly<Record<string, string>>): string => {
   const user = params.user!
-  if (!isUserKey(user)) throw new ApiError("invalid_pubkey", "user: not a base58 Ed25519 public key")
-  return user
+  return requireUserKey("user", user, "invalid_pubkey")
 }
 
 const noStore = { "cache-control": "no-store", "x-cache": "MISS" }

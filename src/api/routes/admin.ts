@@ -1,6 +1,5 @@
 // The operator API (an extension; docs/api.md): events, market status, surfaces,
 // fees, builder fees and a development credit. Bearer token, per-IP 60 / 60 s.
-import { isUserKey } from "../../auth/ed25519.ts"
 import { ApiError } from "../../domain/errors.ts"
 import {
   BindingRequest,
@@ -16,7 +15,7 @@ import { slugify } from "../../service/catalog.ts"
 import type { ServiceCommand } from "../../service/commands.ts"
 import type { ApplyResult } from "../../service/exchange.ts"
 import { eventView } from "../../service/views.ts"
-import { type AppCtx, requireAdmin } from "../context.ts"
+import { type AppCtx, requireAdmin, requireUserKey } from "../context.ts"
 import { type HttpRequest, json, parseJsonBody, type Route } from "../http.ts"
 import { rejection } from "./orders.ts"
 
@@ -131,7 +130,7 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
   admin("/v1/admin/credit", async (ctx, raw) => {
     if (!ctx.config.devCredit) throw new ApiError("not_found", "operator credit is disabled (DEV_CREDIT=false)")
     const body = decoders.credit(raw)
-    if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
+    requireUserKey("user", body.user, "invalid_shape")
     const result = await run(ctx, { type: "credit", user: body.user, amountMicro: body.amount_micro, ref: `operator:${ctx.exchange.lastSeq + 1}` })
     const balance = result.events.find((e) => e.type === "balance")
     return { user: body.user, available: balance?.type === "balance" ? balance.availableMicro : 0 }

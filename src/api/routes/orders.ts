@@ -1,9 +1,8 @@
 // Orders: place (signed, cookie), cancel, cancel-all, and a user's resting orders.
-import { isUserKey } from "../../auth/ed25519.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { CancelAllRequest, CancelRequest, decodeBody, OrderRequest } from "../../domain/schemas.ts"
 import { openOrders } from "../../service/views.ts"
-import { type AppCtx, requireSession } from "../context.ts"
+import { type AppCtx, requireSession, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 import { placeSignedOrder } from "../place-order.ts"
 import { LIMITS } from "../rate-limit.ts"
@@ -24,7 +23,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
       const sessionUser = requireSession(ctx, req)
       ctx.limiter.take(LIMITS.walletOrders, sessionUser)
       const body = decodeOrder(parseJsonBody(req))
-      if (!isUserKey(body.user)) throw new ApiError("invalid_order_shape", "user: not a base58 Ed25519 public key")
+      requireUserKey("user", body.user, "invalid_order_shape")
       if (body.user !== sessionUser) throw new ApiError("session_user_mismatch", "order user differs from the session user")
       const placed = await placeSignedOrder(ctx, body)
       return json(placed.status, placed.body)
@@ -70,7 +69,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
       // SPEC §8 puts all of /v1/orders/* under the per-IP bucket, reads included.
       ctx.limiter.take(LIMITS.ipOrders, req.ip)
       const user = params.user!
-      if (!isUserKey(user)) throw new ApiError("invalid_pubkey", "user: not a base58 Ed25519 public key")
+      requireUserKey("user", user, "invalid_pubkey")
       const orders = openOrders(ctx.exchange, user)
       return json(200, { orders, total: orders.length })
     }

@@ -6,7 +6,7 @@ import { ApiError } from "../../domain/errors.ts"
 import type { Exchange } from "../../service/exchange.ts"
 import { DAY_SEC, dayLabel, dayOfSec } from "../../service/rewards-book.ts"
 import { TTL_SEC } from "../cache.ts"
-import { type AppCtx, nowSec } from "../context.ts"
+import { type AppCtx, nowSec, requireUserKey } from "../context.ts"
 import { json, type Route } from "../http.ts"
 import { intParam } from "./params.ts"
 
@@ -66,7 +66,7 @@ export const rewardsRoutes: ReadonlyArray<Route<AppCtx>> = [
     path: "/v1/rewards/me",
     handler: (ctx, req) => {
       const user = req.query.get("user") ?? ""
-      if (!isUserKey(user)) throw new ApiError("invalid_pubkey", "user: a base58 Ed25519 public key")
+      requireUserKey("user", user, "invalid_pubkey")
       return json(200, rewardsView(ctx.exchange, user, nowSec(ctx)), noStore)
     }
   },

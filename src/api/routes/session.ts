@@ -1,10 +1,10 @@
 // POST /v1/builders/register: the session bootstrap (SPEC §5.1).
-import { isUserKey, parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
+import { parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
 import { sessionMessage } from "../../auth/messages.ts"
 import { issueSessionCookie, sessionSetCookie } from "../../auth/session-cookie.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, RegisterRequest } from "../../domain/schemas.ts"
-import { apiKeyFor, type AppCtx, nowSec } from "../context.ts"
+import { abuseLimits, apiKeyFor, type AppCtx, nowSec, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 
 const MAX_SKEW_SEC = 60
@@ -15,8 +15,10 @@ export const sessionRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "POST",
     path: "/v1/builders/register",
     handler: async (ctx, req) => {
+      // Every attempt is charged: each success is a journal record, each failure a verification.
+      ctx.limiter.take({ name: "ip_register", limit: abuseLimits(ctx.config).registrationsPerMinute, windowSec: 60 }, req.ip)
       const body = decodeRegister(parseJsonBody(req))
-      if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
+      requireUserKey("user", body.user, "invalid_shape")
       const now = nowSec(ctx)
       if (Math.abs(now - body.timestamp) > MAX_SKEW_SEC) {
         throw new ApiError("stale_timestamp", `timestamp is ${now - body.timestamp} s from the server clock (max ${MAX_SKEW_SEC})`)

@@ -1,12 +1,12 @@
 // Linking a user key to its EVM wallet (an extension; docs/api.md "Wallet link"):
 // deposits to the wallet's deposit address credit the user, withdrawals go only to it.
-import { isUserKey, parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
+import { parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
 import { verifyEvmMessage } from "../../auth/evm.ts"
 import { walletLinkMessage } from "../../auth/messages.ts"
 import { normalizeAddress } from "../../chain/chain.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, WalletLinkRequest } from "../../domain/schemas.ts"
-import { type AppCtx, nowSec } from "../context.ts"
+import { type AppCtx, nowSec, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 
 const MAX_SKEW_SEC = 60
@@ -18,7 +18,7 @@ export const walletRoutes: ReadonlyArray<Route<AppCtx>> = [
     path: "/v1/wallet/link",
     handler: async (ctx, req) => {
       const body = decodeLink(parseJsonBody(req))
-      if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
+      requireUserKey("user", body.user, "invalid_shape")
       const wallet = normalizeAddress(body.wallet)
       if (wallet === null) throw new ApiError("invalid_address", "wallet: 0x followed by 40 hex characters")
       const now = nowSec(ctx)
@@ -46,7 +46,7 @@ export const walletRoutes: ReadonlyArray<Route<AppCtx>> = [
     path: "/v1/wallet/:user",
     handler: (ctx, _req, params) => {
       const user = params.user!
-      if (!isUserKey(user)) throw new ApiError("invalid_pubkey", "user: not a base58 Ed25519 public key")
+      requireUserKey("user", user, "invalid_pubkey")
       const wallet = ctx.exchange.walletOfUser.get(user)
       if (wallet === undefined) throw new ApiError("not_found", "no wallet linked to this user")
       return json(200, { user, wallet }, { "cache-control": "no-store", "x-cache": "MISS" })

@@ -1,11 +1,11 @@
 // POST /v1/withdraw-signed (SPEC §4 "Withdraw", §5.8): the engine debits first,
 // exactly once per withdraw nonce; the payout worker then pays the linked wallet.
-import { isUserKey, parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
+import { parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
 import { withdrawMessage } from "../../auth/messages.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, WithdrawRequest } from "../../domain/schemas.ts"
 import { withdrawalId } from "../../service/withdrawals.ts"
-import { type AppCtx, requireSession } from "../context.ts"
+import { type AppCtx, requireSession, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 import { LIMITS } from "../rate-limit.ts"
 
@@ -28,7 +28,7 @@ export const withdrawRoutes: ReadonlyArray<Route<AppCtx>> = [
       const sessionUser = requireSession(ctx, req)
       const raw = parseJsonBody(req)
       const body = decodeWithdraw(raw)
-      if (!isUserKey(body.user)) throw new ApiError("invalid_shape", "user: not a base58 Ed25519 public key")
+      requireUserKey("user", body.user, "invalid_shape")
       if (body.user !== sessionUser) throw new ApiError("session_user_mismatch", "withdraw user differs from the session user")
       const amountMicro = parseAmount(body.amount_micro)
       if (amountMicro === null) throw new ApiError("invalid_amount", "amount_micro: a positive integer of micro-USDC")
