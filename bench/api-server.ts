@@ -24,7 +24,9 @@ const service = await startService({
     corsOrigins: new Set(),
     secureCookies: false,
     devCredit: true,
-    rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
+    rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 },
+    // The load comes from one address: 1,000 sockets of the fan-out bench would pass the per-address cap.
+    limits: { wsConnectionsPerAddress: 100_000, registrationsPerMinute: 100_000 }
   }
 })
 // The per-wallet and per-IP limits would cap a load test from one address at 600/min.
