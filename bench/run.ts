@@ -12,7 +12,8 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   history: async () => (await import("./history.ts")).historySuite,
   chain: async () => (await import("./chain.ts")).chainSuite,
   sim: async () => (await import("./sim.ts")).simSuite,
-  backtest: async () => (await import("./backtest.ts")).backtestSuite
+  backtest: async () => (await import("./backtest.ts")).backtestSuite,
+  web: async () => (await import("./web.ts")).webSuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`

@@ -10,7 +10,7 @@ import { runScenario } from "../sim/run.ts"
 import { loadScenario } from "../sim/scenario.ts"
 import { API, World } from "../sim/world.ts"
 import { ApiClient } from "../src/client/api-client.ts"
-import { fastKeyFromSecret } from "../src/client/keys.ts"
+import { fastKeyFromSecret } from "../src/client/keys-node.ts"
 import { numberFlag, round, type Suite } from "./lib.ts"
 
 const REQUESTS_TARGET = 50_000

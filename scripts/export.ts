@@ -1,8 +1,10 @@
 // `npm run export -- --format parquet|csv [--out DIR]`: writes trades, fills and
 // candles_<interval> (1m, 5m, 1h, 1d) from DATA_DIR/history.duckdb (DATA_DIR default
-// ./data) into DIR (default ./export) with DuckDB's COPY … TO.
+// ./data) into DIR (default ./export) with DuckDB's COPY … TO, and the market tape
+// (trades in YES terms and book snapshots, the backtester's input) into DIR/tape.
 import { existsSync } from "node:fs"
-import { EXPORT_FORMATS, exportHistory, isExportFormat } from "../src/store/history-export.ts"
+import { join } from "node:path"
+import { EXPORT_FORMATS, exportHistory, exportTape, isExportFormat } from "../src/store/history-export.ts"
 import { historyPath } from "../src/store/history-rebuild.ts"
 
 const USAGE = `usage: npm run export -- --format ${EXPORT_FORMATS.join("|")} [--out DIR]   (reads $DATA_DIR/history.duckdb, DATA_DIR default ./data)`
@@ -41,6 +43,9 @@ const main = async (): Promise<number> => {
   if (report.fromCopy) process.stderr.write(`export: the running service holds ${historyPath(dataDir)}; exported a copy taken now\n`)
   for (const f of report.files) process.stdout.write(`${f.file}  ${f.rows} rows\n`)
   process.stdout.write(`exported ${report.files.length} ${args.format} files through journal seq ${report.projectedSeq}\n`)
+  const tape = await exportTape(dataDir, join(args.out, "tape"), args.format)
+  for (const f of tape.files) process.stdout.write(`${f.file}  ${f.rows} rows\n`)
+  process.stdout.write(`tape for npm run backtest -- --data ${join(args.out, "tape")}\n`)
   return 0
 }
 

@@ -1,12 +1,18 @@
 // The auditor: after every step it checks the whole state — the engine's ledger
 // invariants, money against the chain, every acknowledged order — and at the end
 // each agent's own view (HTTP acknowledgements, WebSocket frames) against the service.
+// On the simulated disk, after each recovery: every acknowledged record is on disk
+// unchanged, every acknowledged order kept its id, and the recovered state equals a
+// full replay of the journal.
 import { findViolations } from "../src/engine/invariants.ts"
-import type { Exchange } from "../src/service/exchange.ts"
+import type { ApplyResult, Exchange } from "../src/service/exchange.ts"
+import { exchangeHash } from "../src/service/exchange-snapshot.ts"
+import type { JournalRecord } from "../src/service/commands.ts"
 import { portfolioState } from "../src/service/views.ts"
 import type { Agent } from "./agents/agent.ts"
 import { ChainIndex } from "./chain-index.ts"
 import type { RunStats } from "./stats.ts"
+import { TimeAudit } from "./time-audit.ts"
 import type { World } from "./world.ts"
 
 interface AcceptedOrder {
@@ -26,37 +32,48 @@ export class Auditor {
   /** Money credited other than by deposits (operator credits, rewards). */
   private otherCreditsMicro = 0
   private readonly index: ChainIndex
+  /** Every order acknowledged to an agent so far (checked again after each recovery from disk). */
+  private readonly allAcks = new Map<number, { agent: Agent; order: Agent["newAcks"][number][1] }>()
   fills = 0
   volumeMicro = 0
   rewardsPaidMicro = 0
 
+  /** Rate limits, read staleness and rewards sampling (sim/time-audit.ts). */
+  private readonly time: TimeAudit
+
   constructor(
     private readonly world: World,
     private readonly stats: RunStats,
-    private readonly agents: ReadonlyArray<Agent>
+    private readonly agents: ReadonlyArray<Agent>,
+    opts: { readonly probeReads?: boolean } = {}
   ) {
     this.index = new ChainIndex(world.chain)
-    world.onBoot((x) =>
-      x.onApply((record, result) => {
-        for (const ev of result.events) {
-          if (ev.type === "order_accepted" && record.cmd.type === "place_order") {
-            const o = record.cmd.order
-            this.accepted.set(ev.orderId, { user: o.user, marketId: o.marketId, side: o.side, outcome: o.outcome, priceBps: o.priceBps, size: o.size })
-          } else if (ev.type === "order_accepted" && record.cmd.type === "set_trading") {
-            // A queued order runs when trading reopens: find it by the engine's order record.
-            const order = x.engine.orders.get(ev.orderId)
-            if (order !== undefined) this.accepted.set(ev.orderId, { user: order.account.user, marketId: order.market.id, side: order.side, outcome: order.outcome, priceBps: order.priceBps, size: order.size })
-          } else if (ev.type === "fill") {
-            this.fills++
-            this.volumeMicro += ev.size * ev.yesPriceBps * 100
-          } else if (ev.type === "credited" && !ev.ref.startsWith("deposit:") && !ev.ref.startsWith("refund:")) {
-            // Operator credits and LP rewards bring money in besides deposits (refunds undo a withdrawal).
-            this.otherCreditsMicro += ev.amountMicro
-            if (ev.ref.startsWith("rewards:")) this.rewardsPaidMicro += ev.amountMicro
-          }
+    this.time = new TimeAudit(world, stats, agents, opts.probeReads ?? false)
+    world.onBoot((x) => x.onApply(this.observe(x)))
+    world.onFailStopRecovered((before, after) => this.recovered(before, after))
+  }
+
+  /** Counts what each applied record did: accepted orders, fills, money in other than deposits. */
+  private observe(x: Exchange): (record: JournalRecord, result: ApplyResult) => void {
+    return (record, result) => {
+      for (const ev of result.events) {
+        if (ev.type === "order_accepted" && record.cmd.type === "place_order") {
+          const o = record.cmd.order
+          this.accepted.set(ev.orderId, { user: o.user, marketId: o.marketId, side: o.side, outcome: o.outcome, priceBps: o.priceBps, size: o.size })
+        } else if (ev.type === "order_accepted" && record.cmd.type === "set_trading") {
+          // A queued order runs when trading reopens: find it by the engine's order record.
+          const order = x.engine.orders.get(ev.orderId)
+          if (order !== undefined) this.accepted.set(ev.orderId, { user: order.account.user, marketId: order.market.id, side: order.side, outcome: order.outcome, priceBps: order.priceBps, size: order.size })
+        } else if (ev.type === "fill") {
+          this.fills++
+          this.volumeMicro += ev.size * ev.yesPriceBps * 100
+        } else if (ev.type === "credited" && !ev.ref.startsWith("deposit:") && !ev.ref.startsWith("refund:")) {
+          // Operator credits and LP rewards bring money in besides deposits (refunds undo a withdrawal).
+          this.otherCreditsMicro += ev.amountMicro
+          if (ev.ref.startsWith("rewards:")) this.rewardsPaidMicro += ev.amountMicro
         }
-      })
-    )
+      }
+    }
   }
 
   /** The full check; each problem becomes a run failure naming the virtual time. */
@@ -68,6 +85,10 @@ export class Auditor {
     for (const v of findViolations(x.engine)) this.stats.fail(`${at} invariant: ${v}`)
     this.checkMoney(x, at)
     this.checkAcked(at)
+    this.time.check(at)
+    // Shipped scenarios reorg less deep than their confirmations: a halt there is a false alarm.
+    const halt = this.world.guard.status().halt
+    if (halt !== null) this.stats.fail(`${at} chain guard halted: ${halt.reason}`)
   }
 
   /** Ledger money = deposits credited − withdrawals debited (+ other credits); every credit is on the canonical chain; the vault covers it. */
@@ -102,12 +123,17 @@ export class Auditor {
   private checkAcked(at: string): void {
     for (const a of this.agents) {
       for (const [id, o] of a.newAcks.splice(0)) {
-        const found = this.accepted.get(id)
-        if (found === undefined) this.stats.fail(`${at} ${a.name}: acknowledged order ${id} is unknown to the exchange`)
-        else if (found.user !== a.user || found.marketId !== o.marketId || found.side !== o.side || found.outcome !== o.outcome || found.priceBps !== o.price || found.size !== o.size) {
-          this.stats.fail(`${at} ${a.name}: acknowledged order ${id} differs from what the exchange accepted`)
-        }
+        this.allAcks.set(id, { agent: a, order: o })
+        this.checkAck(at, a, id, o)
       }
+    }
+  }
+
+  private checkAck(at: string, a: Agent, id: number, o: Agent["newAcks"][number][1]): void {
+    const found = this.accepted.get(id)
+    if (found === undefined) this.stats.fail(`${at} ${a.name}: acknowledged order ${id} is unknown to the exchange`)
+    else if (found.user !== a.user || found.marketId !== o.marketId || found.side !== o.side || found.outcome !== o.outcome || found.priceBps !== o.price || found.size !== o.size) {
+      this.stats.fail(`${at} ${a.name}: acknowledged order ${id} differs from what the exchange accepted`)
     }
   }
 
@@ -121,6 +147,43 @@ export class Auditor {
   }
 
   recovered(before: string, after: string): void {
+    if (this.world.host !== null) return this.recoveredFromDisk()
     if (before !== after) this.stats.fail(`t=${this.world.scheduler.nowSec()} crash recovery: state hash ${after.slice(0, 12)} differs from before the crash ${before.slice(0, 12)}`)
+  }
+
+  /**
+   * After a recovery on the simulated disk (the state before the crash may hold records
+   * the disk never made durable, so it is no reference): the disk's journal holds every
+   * record the dead process acknowledged, unchanged; the recovered state hashes as a full
+   * replay of that journal; every order ever acknowledged has its id in the replay (ids are
+   * never reused); money and invariants hold. The counters are rebuilt from the replay:
+   * records lost unacknowledged never happened.
+   */
+  private recoveredFromDisk(): void {
+    const host = this.world.host!
+    const at = `t=${this.world.scheduler.nowSec()} recovery ${host.stats.recoveries}:`
+    this.accepted.clear()
+    this.otherCreditsMicro = 0
+    this.fills = 0
+    this.volumeMicro = 0
+    this.rewardsPaidMicro = 0
+    const replay = host.replay((x) => x.onApply(this.observe(x)))
+    for (const [i, want] of host.acknowledged.entries()) {
+      const got = replay.records[i]
+      if (got === undefined) {
+        this.stats.fail(`${at} acknowledged record seq ${want.seq} (${want.cmd.type}) lost: the journal on disk ends at seq ${replay.records.length}`)
+        break
+      }
+      if (!sameJson(got, want)) {
+        this.stats.fail(`${at} acknowledged record seq ${want.seq} (${want.cmd.type}) differs on disk (${got.cmd.type})`)
+        break
+      }
+    }
+    const recovered = exchangeHash(this.world.exchange)
+    const full = exchangeHash(replay.exchange)
+    if (recovered !== full) this.stats.fail(`${at} recovered state hash ${recovered.slice(0, 12)} differs from a full replay's ${full.slice(0, 12)} (snapshot ${host.lastRecovery?.snapshotSeq ?? "none"})`)
+    for (const a of this.agents) for (const [id, order] of a.newAcks.splice(0)) this.allAcks.set(id, { agent: a, order })
+    for (const [id, { agent, order }] of this.allAcks) this.checkAck(at, agent, id, order)
+    this.check()
   }
 }

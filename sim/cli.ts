@@ -1,12 +1,18 @@
-// `npm run sim -- scenarios/<file> [--seed N] [--seeds A..B] [--duration 1h] [--json] [--log path|--no-log]`
+// `npm run sim -- scenarios/<file> [--seed N] [--seeds A..B] [--duration 1h] [--json] [--log path|--no-log]
+//   [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...`
 import { basename } from "node:path"
 import { LOG_FORMAT, LOG_VERSION, writeLog } from "./journal-log.ts"
 import { runScenario, type Summary } from "./run.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
 import { parseSeeds, runSweep, type SweepSummary } from "./sweep.ts"
 import { progressBar } from "./progress.ts"
+import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
+import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
+import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
 
-const USAGE = "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B] [--duration 30m] [--json] [--log <path> | --no-log]"
+const USAGE =
+  "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B] [--duration 30m] [--json] [--log <path> | --no-log]\n" +
+  "         [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...   (agents: <kind>-<group>-<index>)"
 
 interface Args {
   file: string
@@ -15,6 +21,12 @@ interface Args {
   durationSec?: number
   json: boolean
   log: string | null | undefined
+  tape?: string
+  tapeIntervalSec: number | null
+  tapeFormat: "csv" | "parquet"
+  without: string[]
+  /** Test-only: a planted storage bug by name (sim/testing/ignore-bytes-written.ts), to reproduce a test's failing run. */
+  plant?: string
 }
 
 const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/
@@ -22,7 +34,7 @@ const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
 const parseArgs = (argv: ReadonlyArray<string>): Args => {
   const files: string[] = []
-  const out: Args = { file: "", json: false, log: undefined }
+  const out: Args = { file: "", json: false, log: undefined, tapeIntervalSec: DEFAULT_TAPE_INTERVAL_SEC, tapeFormat: "csv", without: [] }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     const value = (): string => {
@@ -41,13 +53,31 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
       const m = DURATION.exec(v)
       if (m === null) throw new Error(`--duration ${v}: expected e.g. 90s, 30m, 2h`)
       out.durationSec = Number(m[1]) * UNIT[m[2]!]!
-    } else if (a === "--log") out.log = value()
+    } else if (a === "--tape") out.tape = value()
+    else if (a === "--tape-interval") {
+      const v = value()
+      const m = DURATION.exec(v)
+      if (m === null && v !== "0" && v !== "none") throw new Error(`--tape-interval ${v}: expected e.g. 1s, 10s, 1m, 0 (every change) or none (trades only)`)
+      out.tapeIntervalSec = v === "none" ? null : m === null ? 0 : Number(m[1]) * UNIT[m[2]!]!
+      if (out.tapeIntervalSec !== null && !Number.isInteger(out.tapeIntervalSec)) throw new Error(`--tape-interval ${v}: a whole number of seconds`)
+    } else if (a === "--tape-format") {
+      const v = value()
+      if (v !== "csv" && v !== "parquet") throw new Error(`--tape-format ${v}: csv or parquet`)
+      out.tapeFormat = v
+    } else if (a === "--without") out.without.push(value())
+    else if (a === "--plant") {
+      const v = value()
+      if (!Object.hasOwn(STORAGE_PLANTS, v)) throw new Error(`--plant ${v}: known planted bugs: ${Object.keys(STORAGE_PLANTS).join(", ")}`)
+      out.plant = v
+    }
+    else if (a === "--log") out.log = value()
     else if (a === "--no-log") out.log = null
     else if (a.startsWith("--")) throw new Error(`unknown option ${a}`)
     else files.push(a)
   }
   if (files.length !== 1) throw new Error("give exactly one scenario file")
   if (out.seed !== undefined && out.seeds !== undefined) throw new Error("--seed and --seeds exclude each other")
+  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0)) throw new Error("--tape and --without take one --seed, not --seeds")
   out.file = files[0]!
   return out
 }
@@ -65,12 +95,18 @@ const printSummary = (s: SweepSummary, logPath: string | null): void => {
   w(`  ws frames ${fmt(s.wsFrames)} (reconnects ${s.wsReconnects}), bad inputs ${fmt(s.badInputsSent)}, invariant checks ${fmt(s.invariantChecks)}, crashes ${s.crashes}`)
   w(`  faults injected ${s.faultsInjected}${s.faults.length > 0 ? `: ${s.faults.map((f) => `${f.kind}@${f.atSec}`).slice(0, 8).join(", ")}${s.faults.length > 8 ? ", ..." : ""}` : ""}`)
   if (s.lpBotsStarted > 0 || s.rewardsPaidMicro > 0) w(`  lp bots started ${s.lpBotsStarted} (status checks ${fmt(s.lpBotChecks)}), rewards paid ${fmt(s.rewardsPaidMicro / 1e6)} USDC`)
+  if (s.storage != null) w(`  ${storageLine(s.storage)}`)
   const codes = Object.entries(s.errorCodes)
   if (codes.length > 0) w(`  error codes ${codes.map(([k, v]) => `${k}:${fmt(v)}`).join(" ")}`)
   for (const f of s.failures) w(`  FAILURE ${f}`)
   if (logPath !== null) w(`  log ${logPath} (npm run replay -- ${logPath})`)
   w(`journalHash ${s.journalHash}`)
 }
+
+/** What the simulated disk did and how recovery coped (storage scenarios). */
+const storageLine = (t: StorageRunStats): string =>
+  `storage: ${t.failStops} fail-stops, ${t.recoveries} recoveries audited (${t.snapshotsSkipped} snapshots skipped, ${t.fullReplays} full replays, ${t.tornTailsCut} torn tails cut); ` +
+  `disk faults: ${t.shortWrites} short writes, ${t.enospc} ENOSPC, ${t.syncEio} EIO on fdatasync, ${t.tornTails} tails torn at a crash, ${t.snapshotFlips} snapshots flipped`
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   let args: Args
@@ -108,18 +144,37 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     if (args.json) process.stdout.write(`${JSON.stringify({ scenario: scenario.name, seeds: results.length, failing: rows, results: results.map((r) => ({ seed: r.seed, ok: r.summary?.ok ?? false, journalHash: r.summary?.journalHash ?? null })) })}\n`)
     else {
       process.stdout.write(`sweep ${scenario.name}: ${results.length - failing.length}/${results.length} seeds passed\n`)
+      // Storage scenarios: the disk's faults and the recoveries, summed over the seeds.
+      const disks = results.flatMap((r) => (r.summary?.storage == null ? [] : [r.summary]))
+      if (disks.length > 0) {
+        const total = sumStorageStats(disks.map((d) => d.storage!))
+        process.stdout.write(`  over ${disks.length} seeds: ${disks.reduce((n, d) => n + d.crashes, 0)} crashes; ${storageLine(total)}\n`)
+      }
       for (const row of rows) process.stdout.write(`  seed ${row.seed} FAILED: ${row.reason.split("\n")[0]}\n    reproduce: ${row.reproduce}\n`)
     }
     return failing.length === 0 ? 0 : 1
   }
   const bar = tty ? progressBar(`${scenario.name} seed ${args.seed ?? scenario.seed}`) : null
-  const summary: Summary = await runScenario(scenario, {
-    ...(args.seed === undefined ? {} : { seed: args.seed }),
-    ...(args.durationSec === undefined ? {} : { durationSec: args.durationSec }),
-    onProgress: (f, v) => bar?.update(f, `${fmt(Math.round(v))} s virtual`),
-    wallMs: () => performance.now() // live-only: wall time for the summary; the run never reads it
-  })
+  let summary: Summary
+  try {
+    summary = await runScenario(scenario, {
+      ...(args.seed === undefined ? {} : { seed: args.seed }),
+      without: args.without,
+      ...(args.plant === undefined ? {} : { tamperStorage: STORAGE_PLANTS[args.plant]! }),
+      ...(args.durationSec === undefined ? {} : { durationSec: args.durationSec }),
+      onProgress: (f, v) => bar?.update(f, `${fmt(Math.round(v))} s virtual`),
+      wallMs: () => performance.now() // live-only: wall time for the summary; the run never reads it
+    })
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err
+    process.stderr.write(`sim: ${err.message}\n`)
+    return 2
+  }
   bar?.done()
+  if (args.tape !== undefined) {
+    const { tape, files } = await writeRunTape(summary, { dir: args.tape, intervalSec: args.tapeIntervalSec, format: args.tapeFormat }, args.without)
+    process.stderr.write(`tape: ${tape.meta.trades} trades, ${tape.meta.snapshots} book snapshots → ${files.join(", ")}\n`)
+  }
   const logPath = args.log === null ? null : (args.log ?? `out/sim/${basename(args.file, ".json")}-seed${summary.seed}.log`)
   if (logPath !== null) {
     writeLog(

@@ -41,6 +41,8 @@ const EMPTY_QUERY = new URLSearchParams()
 export class SimNetwork {
   readonly stats: NetworkStats = { requests: 0, responses: 0, dropped: 0, timeouts: 0, byStatus: new Map() }
   private readonly hosts = new Map<string, App>()
+  /** Each client's own draws, by the client's name (see streamFor). */
+  private readonly streams = new Map<string, Rng>()
   /** Bumped by a crash: anything in flight to the old process is lost. */
   private epoch = 0
 
@@ -60,16 +62,28 @@ export class SimNetwork {
     this.epoch++
   }
 
-  latencyMs(): number {
-    return this.rng.int(this.params.latencyMinMs, this.params.latencyMaxMs)
+  latencyMs(rng: Rng = this.rng): number {
+    return rng.int(this.params.latencyMinMs, this.params.latencyMaxMs)
   }
 
-  /** A fetch-like function for one client; `ip` is what the rate limiter sees. */
-  fetchFor(ip: string): FetchLike {
-    return (url, init) => this.request(ip, url, init?.method ?? "GET", init?.headers ?? {}, init?.body ?? "")
+  /**
+   * A client's own stream of network draws (latencies, drops), derived from its name. With
+   * one shared stream, removing a client would shift every other client's latencies; keyed
+   * by name, the others' requests take exactly the same time until the market itself differs.
+   */
+  streamFor(name: string): Rng {
+    let rng = this.streams.get(name)
+    if (rng === undefined) this.streams.set(name, (rng = this.rng.fork(`client/${name}`)))
+    return rng
   }
 
-  private request(ip: string, url: string, method: string, headers: Record<string, string>, body: string): ReturnType<FetchLike> {
+  /** A fetch-like function for one client; `ip` is what the rate limiter sees, `name` keys its draws (default: the shared stream). */
+  fetchFor(ip: string, name?: string): FetchLike {
+    const rng = name === undefined ? this.rng : this.streamFor(name)
+    return (url, init) => this.request(rng, ip, url, init?.method ?? "GET", init?.headers ?? {}, init?.body ?? "")
+  }
+
+  private request(rng: Rng, ip: string, url: string, method: string, headers: Record<string, string>, body: string): ReturnType<FetchLike> {
     const parsed = parseUrl(url)
     const lower: Record<string, string> = {}
     for (const k in headers) lower[k.toLowerCase()] = headers[k]!
@@ -85,18 +99,18 @@ export class SimNetwork {
         this.stats.timeouts++
         reject(new SimTimeout(`${method} ${parsed.path}: no response in ${this.params.timeoutMs} ms`))
       })
-      if (app === undefined || this.rng.chance(this.params.dropPct / 100)) {
+      if (app === undefined || rng.chance(this.params.dropPct / 100)) {
         this.stats.dropped++
         return
       }
-      this.scheduler.after(this.latencyMs(), () => {
+      this.scheduler.after(this.latencyMs(rng), () => {
         if (epoch !== this.epoch) return
         void app(req).then((res) => {
-          if (epoch !== this.epoch || this.rng.chance(this.params.responseDropPct / 100)) {
+          if (epoch !== this.epoch || rng.chance(this.params.responseDropPct / 100)) {
             this.stats.dropped++
             return
           }
-          this.scheduler.after(this.latencyMs(), () => {
+          this.scheduler.after(this.latencyMs(rng), () => {
             if (settled || epoch !== this.epoch) return
             settled = true
             timer.cancel()

@@ -19,13 +19,25 @@ export const adminCall = async (world: World, path: string, body: unknown): Prom
  */
 export const adminSetupCall = async (world: World, path: string, body: unknown): Promise<HttpResponse> => {
   for (;;) {
-    const res = await adminRequest(world, path, body)
+    const res = await settled(world, adminRequest(world, path, body))
     if (res.status !== 429) {
       if (res.status !== 200) throw new Error(`operator ${path} failed: ${res.status} ${res.body}`)
       return res
     }
     await world.scheduler.run(world.scheduler.nowMs() + Number(JSON.parse(res.body).retry_after ?? 1) * 1000)
   }
+}
+
+/**
+ * On the simulated disk a request is answered only once its journal batch is durable, which
+ * takes scheduler events: outside the run, move virtual time on (1 ms at a time) until it is.
+ */
+const settled = async <A>(world: World, pending: Promise<A>): Promise<A> => {
+  if (world.host === null) return pending
+  let done = false
+  const out = pending.finally(() => void (done = true))
+  while (!done) await world.scheduler.run(world.scheduler.nowMs() + 1)
+  return out
 }
 
 const adminRequest = (world: World, path: string, body: unknown): Promise<HttpResponse> =>

@@ -8,6 +8,7 @@ import { CarelessClient, type Mistake, Spammer } from "./agents/hostile.ts"
 import { LpBotAgent, LpStrategyAgent } from "./agents/lp.ts"
 import { InformedTrader, MarketMaker, NoiseTrader } from "./agents/traders.ts"
 import { Auditor } from "./auditor.ts"
+import { scheduleClockSteps } from "./clock.ts"
 import { scheduleFaults } from "./faults.ts"
 import { journalHash } from "./journal-log.ts"
 import { adminSetupCall } from "./operator.ts"
@@ -15,6 +16,8 @@ import type { AgentSpec, Scenario } from "./scenario.ts"
 import { RunStats } from "./stats.ts"
 import { Truth } from "./truth.ts"
 import { World } from "./world.ts"
+import type { StorageOptions, StorageRunStats } from "./storage-world.ts"
+import type { Storage } from "../src/store/storage.ts"
 
 /** Virtual time after the end for in-flight requests, confirmations and payouts to settle. */
 export const DRAIN_SEC = 120
@@ -28,12 +31,22 @@ export interface RunOptions {
   readonly durationSec?: number
   /** Test-only: wraps each booted exchange, e.g. a planted bug the auditor must catch. */
   readonly tamper?: (exchange: Exchange) => void
+  /** Test-only: wraps the simulated disk each process sees (storage scenarios), e.g. sim/testing/ignore-bytes-written.ts. */
+  readonly tamperStorage?: (storage: Storage) => Storage
   /** Called now and then with the fraction of virtual time done (0..1). */
   readonly onProgress?: (fraction: number, virtualSec: number) => void
   /** Evaluate the scenario's `expect` block (default true; sized for full-length runs). */
   readonly expectations?: boolean
   /** Wall-clock milliseconds, for the summary only (the run itself never reads it). */
   readonly wallMs?: () => number
+  /**
+   * Agents left out of the world, by name (`lp_bot-0-1`): the counterfactual run. Every other
+   * agent keeps its name, hence its seeds and network draws, so it acts exactly as with them
+   * until the market itself differs.
+   */
+  readonly without?: ReadonlyArray<string>
+  /** Called with the world once it is built (before any agent starts): e.g. a tape recorder. */
+  readonly onWorld?: (world: World, markets: ReadonlyArray<SimMarket>) => void
 }
 
 export interface Summary {
@@ -74,18 +87,25 @@ export interface Summary {
   readonly stateHash: string
   /** The run's journal, for writing a replay log. */
   readonly records: ReadonlyArray<unknown>
+  /** Storage scenarios: what the simulated disk did and what recovery printed; null otherwise. */
+  readonly storage: (StorageRunStats & { readonly log: ReadonlyArray<string> }) | null
   readonly startSec: number
 }
 
 const agentParams = (s: AgentSpec): AgentParams => ({ depositUsdc: s.deposit_usdc, intervalSec: s.interval, withdrawPct: s.withdraw_pct, websocket: s.websocket })
 
-const makeAgents = (scenario: Scenario, env: AgentEnv): Agent[] => {
+/** Every agent's name, in creation order: `<kind>-<group>-<index>`. */
+export const agentNames = (scenario: Scenario): string[] => scenario.agents.flatMap((spec, g) => Array.from({ length: spec.count }, (_, i) => `${spec.kind}-${g}-${i}`))
+
+const makeAgents = (scenario: Scenario, env: AgentEnv, without: ReadonlySet<string>): Agent[] => {
   const agents: Agent[] = []
   const rng = env.world.rng.fork("agents")
   for (const [g, spec] of scenario.agents.entries()) {
     const sharedIp = `10.99.${g}.1`
     for (let i = 0; i < spec.count; i++) {
       const name = `${spec.kind}-${g}-${i}`
+      // Seeds come from the name, never the position: leaving one out shifts nobody else.
+      if (without.has(name)) continue
       const r = rng.fork(name)
       const p = agentParams(spec)
       switch (spec.kind) {
@@ -132,6 +152,8 @@ const createMarkets = async (world: World, count: number, startSec: number): Pro
 
 export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Promise<Summary> => {
   const wall0 = opts.wallMs?.() ?? null
+  const known = new Set(agentNames(scenario))
+  for (const name of opts.without ?? []) if (!known.has(name)) throw new RangeError(`--without ${name}: no such agent (agents are named <kind>-<group>-<index>, e.g. ${[...known][0]})`)
   const seed = opts.seed ?? scenario.seed
   const durationSec = opts.durationSec ?? scenario.duration
   const startSec = scenario.start_time
@@ -148,17 +170,26 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     blockTimeSec: scenario.chain.block_time,
     confirmations: scenario.chain.confirmations,
     pollSec: scenario.chain.poll,
-    ...(opts.tamper === undefined ? {} : { tamper: opts.tamper })
+    ...(opts.tamper === undefined ? {} : { tamper: opts.tamper }),
+    ...(scenario.storage === undefined ? {} : { storage: storageOptions(scenario.storage, opts.tamperStorage) })
   })
+  await world.ready
   const stats = new RunStats()
   const markets = await createMarkets(world, scenario.markets.count, startSec)
+  world.host?.disk.arm()
   const truth = new Truth(world.scheduler, world.rng.fork("truth"), markets.length, scenario.markets.initial_bps, scenario.markets.volatility)
   const endMs = (startSec + durationSec) * 1000
   const env: AgentEnv = { world, stats, markets, truth, stopAtMs: endMs }
-  const agents = makeAgents(scenario, env)
-  const auditor = new Auditor(world, stats, agents)
+  opts.onWorld?.(world, markets)
+  const agents = makeAgents(scenario, env, new Set(opts.without ?? []))
+  // Clock-step scenarios also read through the edge cache to check no read outlives its TTL.
+  const auditor = new Auditor(world, stats, agents, { probeReads: scenario.clock !== undefined })
   const resolved = new Set<string>()
   scheduleFaults({ world, stats, rng: world.rng.fork("faults"), markets, truth, auditor, resolved }, { ...scenario, duration: durationSec })
+  if (scenario.clock !== undefined) {
+    const note = (atSec: number, bySec: number): void => void stats.faults.push({ atSec, kind: "clock_step", detail: `wall clock ${bySec < 0 ? "" : "+"}${bySec} s` })
+    scheduleClockSteps(world.scheduler, world.rng.fork("clock"), startSec * 1000, durationSec, scenario.clock.steps, scenario.clock.random, note)
+  }
   world.scheduler.every(scenario.audit.every * 1000, () => auditor.check())
   for (const a of agents) a.start()
 
@@ -235,9 +266,23 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     journalHash: journalHash(world.records),
     stateHash: exchangeHash(x),
     records: world.records,
+    storage: world.host === null ? null : { ...world.host.runStats(), log: world.serviceLog },
     startSec
   }
 }
+
+const storageOptions = (s: NonNullable<Scenario["storage"]>, tamper: RunOptions["tamperStorage"]): StorageOptions => ({
+  faults: {
+    shortWritePct: s.short_write_pct,
+    enospcPct: s.enospc_pct,
+    syncEioPct: s.sync_eio_pct,
+    tornTailPct: s.torn_tail_pct,
+    snapshotFlipPct: s.snapshot_flip_pct
+  },
+  snapshotEverySec: s.snapshot_every,
+  restartAfterSec: s.restart_after,
+  ...(tamper === undefined ? {} : { tamper })
+})
 
 const checkExpectations = (
   scenario: Scenario,

@@ -148,7 +148,41 @@ export const Scenario = Schema.Struct({
     { default: () => ({ block_time: 2, confirmations: 2, poll: 2 }) }
   ),
   faults: Schema.optionalWith(Schema.Array(FaultSpec), { default: () => [] }),
+  /**
+   * Storage faults: the real journal, snapshots and recovery on a simulated disk (docs/durability.md).
+   * Rates are per write, per fdatasync, per crash and per snapshot; a write or fdatasync error
+   * fail-stops the process and the supervisor restarts it `restart_after` later.
+   */
+  storage: Schema.optional(
+    Schema.Struct({
+      short_write_pct: Schema.optionalWith(Pct, { default: () => 0 }),
+      enospc_pct: Schema.optionalWith(Pct, { default: () => 0 }),
+      sync_eio_pct: Schema.optionalWith(Pct, { default: () => 0 }),
+      torn_tail_pct: Schema.optionalWith(Pct, { default: () => 50 }),
+      snapshot_flip_pct: Schema.optionalWith(Pct, { default: () => 0 }),
+      snapshot_every: Schema.optionalWith(Duration, { default: () => 60 }),
+      restart_after: Schema.optionalWith(Duration, { default: () => 2 })
+    })
+  ),
   random_faults: Schema.optional(RandomFaults),
+  /**
+   * Wall-clock steps (docs/time.md): the service's wall clock jumps by `by` seconds (negative:
+   * back) while its monotonic clock runs on; `random` draws steps from the seed, each undone
+   * `revert_after` later.
+   */
+  clock: Schema.optional(
+    Schema.Struct({
+      steps: Schema.optionalWith(Schema.Array(Schema.Struct({ at: Duration, by: Schema.Int.pipe(Schema.between(-30 * 86_400, 30 * 86_400)) })), { default: () => [] }),
+      random: Schema.optional(
+        Schema.Struct({
+          every: Duration,
+          max_back: Schema.optionalWith(Duration, { default: () => 120 }),
+          max_forward: Schema.optionalWith(Duration, { default: () => 3_600 }),
+          revert_after: Schema.optionalWith(Duration, { default: () => 60 })
+        })
+      )
+    })
+  ),
   /** How often the auditor checks the whole state (plus once at the end). */
   audit: Schema.optionalWith(Schema.Struct({ every: Schema.optionalWith(Duration, { default: () => 10 }) }), { default: () => ({ every: 10 }) }),
   expect: Schema.optionalWith(

@@ -1,4 +1,7 @@
-// The discrete-event scheduler: the simulation's only clock. Virtual time moves
+// The discrete-event scheduler: the simulation's only clock. Its virtual time is the
+// monotonic clock (`nowMs`); the service's wall clock (`wallMs`) is virtual time plus an
+// offset that `stepWall` moves, as an NTP step moves a host's clock while its monotonic
+// clock runs on (docs/time.md). Virtual time moves
 // only when the next event is taken, so a simulated day runs as fast as its events
 // allow and nothing waits on the wall clock. Events at the same instant run in the
 // order they were scheduled; before time moves on, every promise continuation those
@@ -25,6 +28,8 @@ export class Scheduler {
   private heap: Timer[] = []
   private order = 0
   private nowMsValue: number
+  /** The wall clock minus virtual time: 0 until a clock step. */
+  private wallOffsetMs = 0
   /** Events run so far. */
   executed = 0
 
@@ -38,6 +43,20 @@ export class Scheduler {
 
   nowSec(): number {
     return Math.floor(this.nowMsValue / 1000)
+  }
+
+  /** The (simulated) wall clock: virtual time plus every step so far. */
+  wallMs(): number {
+    return this.nowMsValue + this.wallOffsetMs
+  }
+
+  /** Steps the wall clock by `deltaMs` (negative: back); virtual (monotonic) time is untouched. */
+  stepWall(deltaMs: number): void {
+    this.wallOffsetMs += Math.round(deltaMs)
+  }
+
+  get wallOffsetMsNow(): number {
+    return this.wallOffsetMs
   }
 
   get pending(): number {

@@ -2,23 +2,29 @@
 // deposit watcher, payout worker) with its layers swapped — the scheduler's
 // virtual clock, the in-process network, simulated sockets, the in-memory chain
 // and an in-memory journal. A crash throws the process away and boots a new one
-// from the journal, exactly as a restart would.
+// from the journal, exactly as a restart would. With `storage` (a scenario's storage
+// faults) the journal is the real one on a simulated disk (sim/storage-world.ts): each
+// boot recovers through the real recovery path, and a storage error fail-stops the
+// process, which the supervisor restarts.
 import type { Clock } from "effect"
 import type { AppConfig } from "../src/api/context.ts"
 import { RateLimiter } from "../src/api/rate-limit.ts"
 import { SimChain } from "../src/chain/sim.ts"
 import { PayoutWorker } from "../src/chain/payouts.ts"
 import { DepositWatcher } from "../src/chain/watcher.ts"
+import { ChainGuard, memoryCheckpointStore } from "../src/chain/guard.ts"
 import { makeDepositApp } from "../src/deposit/app.ts"
 import { assembleCore, type Core } from "../src/service/boot.ts"
 import type { JournalRecord } from "../src/service/commands.ts"
 import { Exchange, type JournalSink } from "../src/service/exchange.ts"
 import { exchangeHash } from "../src/service/exchange-snapshot.ts"
+import { storageFailureLine } from "../src/store/storage.ts"
 import { schedulerClock } from "./clock.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
 import { type Scheduled, Scheduler } from "./scheduler.ts"
 import { SimWs, type SimWsHandlers } from "./sockets.ts"
+import { DiskHost, SIM_DATA_DIR, type StorageOptions } from "./storage-world.ts"
 
 export const ADMIN_TOKEN = "sim-admin-token"
 export const API = "http://api"
@@ -36,6 +42,8 @@ export interface WorldOptions {
   readonly onError?: (err: unknown) => void
   /** Enables the operator credit route (model tests fund users without the chain). */
   readonly devCredit?: boolean
+  /** The real journal and snapshots on a simulated disk with these faults (else an in-memory journal). */
+  readonly storage?: StorageOptions
 }
 
 /** A process's journal view: once the process has crashed it can write nothing more. */
@@ -54,6 +62,10 @@ export class World {
   readonly network: SimNetwork
   /** The journal: survives crashes. */
   readonly records: JournalRecord[] = []
+  /** The chain guard's checkpoint: durable like DATA_DIR, so it survives crashes too. */
+  readonly chainCheckpoint = memoryCheckpointStore()
+  /** The current process's chain guard. */
+  guard!: ChainGuard
   readonly config: AppConfig
   exchange!: Exchange
   core!: Core
@@ -70,6 +82,14 @@ export class World {
   private polling = false
   private readonly background: Scheduled[] = []
   readonly confirmations: number
+  /** The simulated disk and the process's durable state, when the scenario asks for storage faults. */
+  readonly host: DiskHost | null
+  /** Resolves once the first process is up (at once without `storage`; its recovery is async). */
+  readonly ready: Promise<void>
+  /** Told of each recovery after a storage fail-stop (fault-injected crashes pass their own callback). */
+  private readonly recoveryListeners: Array<(before: string, after: string) => void> = []
+  /** The start-up and fail-stop lines the processes printed (recovery reports, storage failures). */
+  readonly serviceLog: string[] = []
 
   constructor(readonly options: WorldOptions) {
     this.rng = new Rng(options.seed)
@@ -87,21 +107,37 @@ export class World {
       devCredit: options.devCredit ?? false,
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     }
-    this.boot()
+    this.host = options.storage === undefined ? null : new DiskHost(this.rng.fork("disk"), this.scheduler, options.storage)
+    if (this.host === null) {
+      this.boot()
+      this.ready = Promise.resolve()
+    } else this.ready = this.bootFromDisk()
     const blockMs = (options.blockTimeSec ?? 2) * 1000
     this.background.push(
       this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true),
       this.scheduler.every((options.pollSec ?? 2) * 1000, () => this.pollChain()),
       // The LP-bot runner and the daily rewards payout, ticked once a virtual second as live.
       this.scheduler.every(1_000, () => {
-        if (!this.down) void this.core.lpBots.tick(this.nowMs()).catch((err) => this.errors.push(err))
+        if (this.down) return
+        const epoch = this.boots
+        // A tick cut short by its own process's storage fail-stop is that process's death, not an error.
+        void this.core.lpBots.tick(this.monoMs()).catch((err) => {
+          if (this.host === null || (this.boots === epoch && !this.down)) this.errors.push(err)
+        })
       })
     )
+    if (this.host !== null) {
+      const host = this.host
+      // Periodic snapshots, as SNAPSHOT_INTERVAL_SEC live; one cut short by a crash or fail-stop is simply lost.
+      this.background.push(this.scheduler.every(host.options.snapshotEverySec * 1000, () => void (this.down ? undefined : host.snapshot().catch(() => {}))))
+    }
   }
 
   /** The service reads time from this Clock, as `npm start` reads the live one. */
   readonly clock: Clock.Clock
   nowMs = (): number => this.clock.unsafeCurrentTimeMillis()
+  /** The service's monotonic clock: virtual time, which wall-clock steps do not move (sim/clock.ts). */
+  monoMs = (): number => this.scheduler.nowMs()
 
   /** Stops block production, chain polling and the LP runner: the world goes quiet for the final checks. */
   quiesce(): void {
@@ -119,34 +155,79 @@ export class World {
     const epoch = ++this.boots
     const x = new Exchange(this.nowMs, processJournal(this.records, () => this.boots === epoch && !this.down))
     for (const record of this.records) x.apply(record)
+    this.wire(x, epoch)
+  }
+
+  /** Boots a process on the simulated disk: the real recovery (newest good snapshot + journal), then the real journal. */
+  private async bootFromDisk(): Promise<void> {
+    const host = this.host!
+    const epoch = ++this.boots
+    const { durable, records, lines } = await host.open(this.nowMs, (err) => this.storageFailed(epoch, err))
+    for (const line of lines) this.serviceLog.push(`t=${this.scheduler.nowSec()} ${line}`)
+    // The lineage's journal is what the disk holds; the live process adds to it as it applies.
+    this.records.length = 0
+    for (const r of records) this.records.push(r)
+    const x = durable.exchange
+    x.onApply((record) => void this.records.push(record))
+    this.down = false
+    this.wire(x, epoch)
+  }
+
+  /** A write or fdatasync failed: the process stops (exit 70 live) and the supervisor restarts it. */
+  private storageFailed(epoch: number, err: unknown): void {
+    if (this.boots !== epoch || this.down) return
+    this.host!.stats.failStops++
+    this.serviceLog.push(`t=${this.scheduler.nowSec()} ${storageFailureLine(SIM_DATA_DIR, err)}`)
+    this.crash(this.host!.options.restartAfterSec, (before, after) => {
+      for (const l of this.recoveryListeners) l(before, after)
+    })
+  }
+
+  /** Called after each restart that follows a storage fail-stop. */
+  onFailStopRecovered(listener: (before: string, after: string) => void): void {
+    this.recoveryListeners.push(listener)
+  }
+
+  /** Wires the core, the chain services and the routes around a booted exchange. */
+  private wire(x: Exchange, epoch: number): void {
     this.options.tamper?.(x)
     const onError = (err: unknown): void => {
+      // On the simulated disk a dead process's requests fail as their journal goes: not errors of the service.
+      if (this.host !== null && (this.boots !== epoch || this.down)) return
       this.errors.push(err)
       this.options.onError?.(err)
     }
-    const core = assembleCore(x, { nowMs: this.nowMs, secret: this.secret, config: this.config, onError })
+    const core = assembleCore(x, { nowMs: this.nowMs, monoMs: this.monoMs, secret: this.secret, config: this.config, onError })
     let flushQueued = false
+    const durable = this.host?.durable ?? null
     core.hub.setFlushScheduler(() => {
       if (flushQueued) return
       flushQueued = true
-      this.scheduler.after(
-        0,
-        () => {
-          flushQueued = false
-          if (this.boots === epoch && !this.down) core.hub.flush()
-        },
-        true
-      )
+      const flush = (): void =>
+        void this.scheduler.after(
+          0,
+          () => {
+            flushQueued = false
+            if (this.boots === epoch && !this.down) core.hub.flush()
+          },
+          true
+        )
+      // On the real journal, frames leave only once it holds what they tell of (as live).
+      if (durable === null) flush()
+      else durable.journal.sync().then(flush, () => {})
     })
     const rules = { token: this.chain.info.token.toLowerCase(), minMicro: 1_000_000, maxPerTxMicro: 100_000_000_000 }
     const depositApp = makeDepositApp(
-      { exchange: x, chain: this.chain, limiter: new RateLimiter(this.nowMs), config: { minUsdgMicro: rules.minMicro, maxPerTxMicro: rules.maxPerTxMicro, corsOrigins: new Set() } },
+      { exchange: x, chain: this.chain, limiter: new RateLimiter(this.monoMs), config: { minUsdgMicro: rules.minMicro, maxPerTxMicro: rules.maxPerTxMicro, corsOrigins: new Set() } },
       onError
     )
     this.exchange = x
     this.core = core
-    this.watcher = new DepositWatcher({ chain: this.chain, exchange: x, confirmations: this.confirmations, rules, onError: () => {} })
-    this.payouts = new PayoutWorker({ chain: this.chain, exchange: x })
+    const guard = new ChainGuard({ chain: this.chain, exchange: x, store: this.chainCheckpoint, confirmations: this.confirmations })
+    x.chainGuard = guard
+    this.guard = guard
+    this.watcher = new DepositWatcher({ chain: this.chain, exchange: x, confirmations: this.confirmations, rules, onError: () => {}, guard })
+    this.payouts = new PayoutWorker({ chain: this.chain, exchange: x, guard })
     this.network.route("api", core.app)
     this.network.route("deposit", depositApp)
     for (const l of this.bootListeners) l(x)
@@ -163,10 +244,11 @@ export class World {
     })().finally(() => (this.polling = false))
   }
 
-  /** Opens a simulated WebSocket to the feed hub; `cookieUser` as proven by a session cookie. */
-  connectWs(cookieUser: string | null, handlers: SimWsHandlers): SimWs | null {
+  /** Opens a simulated WebSocket to the feed hub; `cookieUser` as proven by a session cookie; `name` keys its latency draws. */
+  connectWs(cookieUser: string | null, handlers: SimWsHandlers, name?: string): SimWs | null {
     if (this.down) return null
-    const ws = new SimWs(this.core.hub, this.scheduler, () => this.network.latencyMs(), cookieUser, {
+    const rng = name === undefined ? undefined : this.network.streamFor(`ws/${name}`)
+    const ws = new SimWs(this.core.hub, this.scheduler, () => this.network.latencyMs(rng), cookieUser, {
       onFrame: handlers.onFrame,
       onClose: (code, reason) => {
         this.sockets.delete(ws)
@@ -203,6 +285,16 @@ export class World {
     this.network.route("api", unavailable)
     this.network.route("deposit", unavailable)
     for (const ws of [...this.sockets]) ws.drop(1006, "server crashed")
+    if (this.host !== null) {
+      this.host.crash(this.records)
+      this.scheduler.after(downSec * 1000, () =>
+        void this.bootFromDisk().then(
+          () => onRecovered(before, exchangeHash(this.exchange)),
+          (err) => this.errors.push(err)
+        )
+      )
+      return
+    }
     this.scheduler.after(downSec * 1000, () => {
       this.down = false
       this.boot()

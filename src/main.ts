@@ -10,6 +10,10 @@ import { DEFAULT_ABUSE_LIMITS } from "./api/context.ts"
 import { inlineVerifier, workerVerifier } from "./auth/verifier.ts"
 import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
 import { startService } from "./service/boot.ts"
+import { ANVIL_KEYS } from "./chain/anvil.ts"
+import { ensureBuilt } from "../web/build.ts"
+import { startWebServer } from "../web/server.ts"
+import { describeRecovery } from "./store/durable.ts"
 
 /** The server's session secret lives in DATA_DIR so cookies survive restarts. */
 const loadOrCreateSecret = (dataDir: string): Uint8Array => {
@@ -51,6 +55,9 @@ const program = Effect.gen(function* () {
   const chainPollMs = yield* Config.integer("CHAIN_POLL_MS").pipe(Config.withDefault(1000))
   const minUsdgMicro = yield* Config.integer("DEPOSIT_MIN_MICRO").pipe(Config.withDefault(1_000_000))
   const maxPerTxMicro = yield* Config.integer("DEPOSIT_MAX_PER_TX_MICRO").pipe(Config.withDefault(100_000_000))
+  const webPort = yield* Config.integer("WEB_PORT").pipe(Config.withDefault(3000))
+  // WEB=false runs the service without the web app (tests that restart the process many times).
+  const webEnabled = yield* Config.boolean("WEB").pipe(Config.withDefault(true))
   // The embedded chain keeps its state in DATA_DIR, so balances and deposit addresses survive restarts.
   const chainConfig = yield* liveChainConfigFromEnv
   const chain =
@@ -75,7 +82,7 @@ const program = Effect.gen(function* () {
       startService({
         host,
         port,
-        nowMs: () => clock.unsafeCurrentTimeMillis(),
+        nowMs: () => clock.unsafeCurrentTimeMillis(), // live-only: the wall clock enters here; the exchange stamps commands with it (docs/time.md)
         secret,
         catalog: demoCatalog(),
         dataDir,
@@ -103,7 +110,7 @@ const program = Effect.gen(function* () {
           rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
           limits
         },
-        log: (event) => console.error(JSON.stringify({ ts_ms: clock.unsafeCurrentTimeMillis(), level: "warn", ...event })),
+        log: (event) => console.error(JSON.stringify({ ts_ms: clock.unsafeCurrentTimeMillis(), level: "warn", ...event })), // live-only: a log line's own wall time
         onError: (err, where) => console.error(where === undefined ? "internal error:" : `internal error in ${where.method} ${where.route} (request ${where.requestId}):`, err)
       })
     ),
@@ -117,13 +124,43 @@ const program = Effect.gen(function* () {
     yield* Console.log(`deposit chain     ${chain.rpcUrl} (chain ${chain.info.chainId}; USDG ${chain.info.token}; vault ${chain.info.vault})`)
   }
   yield* Console.log(`API docs          ${service.http.url}/v1/docs  (OpenAPI: /v1/openapi.json)`)
+  // The web app (web/): built here when web/dist is missing or stale, then served at WEB_PORT.
+  // The test-USDG faucet exists only on the embedded chain with DEV_CREDIT on (docs/api.md "Web app").
+  const web = yield* Effect.acquireRelease(
+    Effect.promise(async () => {
+      if (!webEnabled) return null
+      try {
+        if (await ensureBuilt()) console.log("web app          built into web/dist")
+        return await startWebServer({
+          host,
+          port: webPort,
+          config: {
+            api_url: service.http.url,
+            ws_url: service.http.wsUrl,
+            deposit_url: deposit?.url ?? null,
+            chain_rpc_url: chain !== null && chainConfig.rpcUrl === undefined ? chain.rpcUrl : null,
+            chain_id: chain?.info.chainId ?? null,
+            token_address: chain?.info.token ?? null
+          },
+          ...(chain !== null && chainConfig.rpcUrl === undefined && devCredit
+            ? { faucet: { rpcUrl: chain.rpcUrl, chainId: chain.info.chainId, operatorKey: chainConfig.operatorKey ?? ANVIL_KEYS[0], token: chain.info.token } }
+            : {})
+        })
+      } catch (err) {
+        console.error(`web app not started: ${err instanceof Error ? err.message : String(err)}`)
+        return null
+      }
+    }),
+    (w) => Effect.promise(() => w?.close() ?? Promise.resolve())
+  )
+  if (web !== null) yield* Console.log(`web app           ${web.url}  (open this in a browser)`)
   const r = service.durable?.recovery
   if (r !== undefined) {
     yield* Console.log(
       `data dir          ${dataDir}  (recovered to seq ${r.lastSeq}: snapshot ${r.snapshotSeq ?? "none"} + ${r.replayed} journal records)`
     )
-    if (r.tornTail !== null) yield* Console.log(`journal tail      ${r.tornTail.problem}: truncated ${r.tornTail.droppedBytes} bytes of ${r.tornTail.segment}`)
-    for (const s of r.skippedSnapshots) yield* Console.log(`snapshot skipped  ${s} (failed its checksum)`)
+    // One line per skipped snapshot and why, the fallback to a full replay, a cut tail.
+    for (const line of describeRecovery(r)) yield* Console.log(line)
   }
   const h = service.historyStartup
   if (h !== null) {

@@ -6,7 +6,8 @@
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts"
 import { walletLinkMessage, withdrawMessage } from "../../src/auth/messages.ts"
 import { ApiClient, type ApiResult, type OrderInput } from "../../src/client/api-client.ts"
-import { fastKeyFromSecret, type UserKey } from "../../src/client/keys.ts"
+import type { UserKey } from "../../src/client/keys.ts"
+import { fastKeyFromSecret } from "../../src/client/keys-node.ts"
 import { SimTimeout } from "../network.ts"
 import type { Rng } from "../random.ts"
 import type { SimWs } from "../sockets.ts"
@@ -58,6 +59,12 @@ export abstract class Agent {
   onboarded = false
   nonce = 0
   withdrawNonce = 0
+  /** 429s this agent received. */
+  rateLimited = 0
+  /** 429s that came although this agent's own requests were within the bucket's rate (the auditor fails the run on any). */
+  readonly refusedWithinRate: string[] = []
+  /** Virtual send times of this agent's recent requests (the last two minutes). */
+  private readonly callTimesMs: number[] = []
   depositAddress: string | null = null
 
   constructor(
@@ -70,7 +77,7 @@ export abstract class Agent {
     this.key = fastKeyFromSecret(rng.bytes32("ed25519"))
     this.evm = privateKeyToAccount(`0x${Buffer.from(rng.bytes32("evm")).toString("hex")}`)
     this.ip = ip ?? `10.${(rng.nextU32() >>> 16) & 255}.${(rng.nextU32() >>> 8) & 255}.${rng.nextU32() & 255}`
-    this.api = new ApiClient(API, this.key, env.world.network.fetchFor(this.ip), () => env.world.scheduler.nowSec())
+    this.api = new ApiClient(API, this.key, env.world.network.fetchFor(this.ip, name), () => env.world.scheduler.nowSec())
   }
 
   /** The state in the latest portfolio frame, or null before the first. */
@@ -116,8 +123,12 @@ export abstract class Agent {
 
   /** A request; null when it timed out. Error codes are tallied. */
   async call<T = any>(f: () => Promise<ApiResult<T>>): Promise<ApiResult<T> | null> {
+    const sentMs = this.world.scheduler.nowMs()
+    this.callTimesMs.push(sentMs)
+    while (this.callTimesMs.length > 0 && this.callTimesMs[0]! < sentMs - 120_000) this.callTimesMs.shift()
     try {
       const res = await f()
+      if (res.status === 429) this.noteRateLimited(res.body)
       if (res.status >= 400) {
         const code = (res.body as { error?: string } | null)?.error
         this.env.stats.code(code ?? `http_${res.status}`)
@@ -127,6 +138,20 @@ export abstract class Agent {
       if (err instanceof SimTimeout) return null
       throw err
     }
+  }
+
+  /**
+   * A token bucket of `limit` per `windowSec` never refuses a key that sent at most `limit`
+   * requests in the last window; all of this agent's requests (a superset of any one bucket's
+   * charges, counted over 10 s more for latency) within that is a refusal beyond its own rate.
+   */
+  private noteRateLimited(body: unknown): void {
+    this.rateLimited++
+    const m = /(\d+) per (\d+) s/.exec((body as { detail?: string } | null)?.detail ?? "")
+    if (m === null) return
+    const nowMs = this.world.scheduler.nowMs()
+    const sent = this.callTimesMs.filter((t) => t > nowMs - (Number(m[2]) + 10) * 1000).length
+    if (sent <= Number(m[1])) this.refusedWithinRate.push(`t=${Math.floor(nowMs / 1000)} ${this.name}: 429 (${(body as { detail: string }).detail}) after ${sent} requests in the window`)
   }
 
   /** Retries a request through timeouts and 429s (honouring retry_after), up to `tries`. */
@@ -181,7 +206,7 @@ export abstract class Agent {
   }
 
   private async depositFetch(): Promise<ApiResult> {
-    const res = await this.world.network.fetchFor(this.ip)(`${DEPOSIT}/v1/deposit/native-address/${this.evm.address}`)
+    const res = await this.world.network.fetchFor(this.ip, this.name)(`${DEPOSIT}/v1/deposit/native-address/${this.evm.address}`)
     const text = await res.text()
     return { status: res.status, body: JSON.parse(text), headers: res.headers }
   }
@@ -200,7 +225,7 @@ export abstract class Agent {
         this.env.stats.wsReconnects++
         this.world.scheduler.after(1_000 + this.rng.int(0, 4_000), () => this.connect())
       }
-    })
+    }, this.name)
     if (ws === null) {
       this.world.scheduler.after(2_000, () => this.connect())
       return

@@ -28,6 +28,7 @@ export interface CliOptions {
 export const USAGE = `usage: npm run backtest -- [options]
 
 input (default: ${DEFAULT_DATA})
+  --data DIR               a tape (npm run sim -- --tape DIR, npm run export): trades, book snapshots, fees, rewards config
   --data FILE              trades, .csv or .parquet: ts_sec|ts_ms, market_id, price_bps, size, taker_side
   --snapshots FILE         optional book snapshots: ts_sec|ts_ms, market_id, side (bid|ask), price_bps, size
   --synthetic N            N seeded synthetic trades (hidden-probability random walk) instead of a file
@@ -43,8 +44,12 @@ models
   --entry-latency-ms MS    order-entry latency base (default 50), --entry-jitter-ms MS exponential mean (default 20)
   --feed-latency-ms MS     market-data latency base (default 100), --feed-jitter-ms MS (default 50)
   --levels N --depth N --churn PCT   synthetic depth: levels a side, top-level contracts, % of trades that redraw a level
-  --rebate-bps N           maker rebate (default 5)
-  --rewards-pool-usdc N    daily LP rewards pool for the run's markets (default 1000)
+  --rebate-bps N           maker rebate (default: the tape's, else the engine's 5), paid only out of taker fees
+  --taker-fee-bps N        taker fee (default: the tape's, else the engine's 0)
+  --rewards-pool-usdc N    daily LP rewards budget (default: the tape's, else the service's 1000)
+  --book-move-fills        let rebuilt background orders trade with our quotes (off: they are post-only)
+  --markets ID,ID          quote only these markets (the rest are replayed for the book and the rewards split)
+  --start-sec T            the strategy starts at unix second T (default: with the data)
 sweeps
   --sweep NAME=FROM..TO:STEP | NAME=V1,V2,...   repeatable (cartesian product); runs on worker threads
   --workers N              sweep workers (default: min(2, cores))
@@ -56,9 +61,9 @@ output
 const VALUE_FLAGS = new Set([
   "--data", "--snapshots", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
   "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--levels", "--depth", "--churn",
-  "--rebate-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--out"
+  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--out", "--markets", "--start-sec"
 ])
-const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h"])
+const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h", "--book-move-fills"])
 
 const int = (flag: string, text: string, lo: number, hi: number): number => {
   const v = Number(text.replaceAll("_", ""))
@@ -142,8 +147,13 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   num("--levels", 1, 50, (v) => (config = { ...config, bgLevels: v }))
   num("--depth", 1, 100_000_000, (v) => (config = { ...config, bgDepth: v }))
   num("--churn", 0, 100, (v) => (config = { ...config, bgChurnPct: v }))
-  num("--rebate-bps", 0, 1000, (v) => (config = { ...config, makerRebateBps: v }))
-  num("--rewards-pool-usdc", 0, 1_000_000_000, (v) => (config = { ...config, rewards: { ...config.rewards, poolDailyMicro: v * MICRO_PER_CONTRACT } }))
+  num("--rebate-bps", 0, 1000, (v) => (config = { ...config, makerRebateBps: v, provenance: { ...config.provenance, fees: "given" } }))
+  num("--taker-fee-bps", 0, 1000, (v) => (config = { ...config, takerFeeBps: v, provenance: { ...config.provenance, fees: "given" } }))
+  num("--start-sec", 0, 1e11, (v) => (config = { ...config, startSec: v }))
+  const quote = one("--markets")
+  if (quote !== undefined) config = { ...config, quoteMarkets: quote.split(",").map((m) => m.trim()).filter((m) => m !== "") }
+  if (bools.has("--book-move-fills")) config = { ...config, bookMoveFills: true }
+  num("--rewards-pool-usdc", 0, 1_000_000_000, (v) => (config = { ...config, rewards: { ...config.rewards, dailyBudgetMicro: v * MICRO_PER_CONTRACT }, provenance: { ...config.provenance, rewards: "given" } }))
   const sets: Record<string, number> = {}
   for (const s of values.get("--set") ?? []) {
     const { name, value } = parseSet(s)

@@ -89,13 +89,19 @@ export class Background {
     }
     ms.bidTop = -1
     ms.askTop = -1
+    let bidRank = 0
+    let askRank = 0
     for (let j = start; j < start + count; j++) {
       const isBid = d.levelIsAsk[j] === 0
       const p = d.levelPrice[j]!
       if (isBid && ms.bidTop < 0) ms.bidTop = p
       if (!isBid && ms.askTop < 0) ms.askTop = p
+      // An L2 level does not say whose it is. Makers quote ladders on both sides, so level k of
+      // each side goes to the same wallet: the rewards score (two-sided Q_min, the cap) sees
+      // two-sided competitors rather than depth scattered over one-sided wallets.
+      const rank = isBid ? bidRank++ : askRank++
       const bg = this.v.bgAt(ms, isBid, p)
-      if (d.levelSize[j]! > bg) this.v.placeBg(ms, isBid, p, d.levelSize[j]! - bg)
+      if (d.levelSize[j]! > bg) this.v.placeBg(ms, isBid, p, d.levelSize[j]! - bg, this.v.bgMakers[rank % this.v.bgMakers.length])
     }
     if (ms.bidTop >= 0 && ms.askTop >= 0) ms.mid2 = ms.bidTop + ms.askTop
   }

@@ -1,4 +1,4 @@
-// `npm run backtest -- [options]` (see USAGE in args.ts and docs/backtest.md).
+// `npm run backtest -- [options]` (see USAGE in args.ts and docs/backtesting.md).
 // One run: console summary, DuckDB file and HTML page under --out, and with --json one JSON
 // object as the last stdout line. With --sweep: every combination on worker threads and a
 // results table instead. Exit codes: 0 ok, 2 bad input, 1 anything else.
@@ -7,7 +7,8 @@ import { join } from "node:path"
 import { parseArgs, USAGE } from "./args.ts"
 import { BacktestInputError, type Dataset } from "./dataset.ts"
 import { renderHtml, renderSweepHtml } from "./html.ts"
-import { loadDataset } from "./load.ts"
+import { withTapeMeta } from "./config.ts"
+import { isTapeDir, loadDataset, loadTape } from "./load.ts"
 import { writeReportDb, writeSweepDb } from "./output-db.ts"
 import { combinations } from "./params.ts"
 import { progressBar } from "./progress.ts"
@@ -17,15 +18,19 @@ import { formatSweep, runSweep, sweepCells, sweepTable } from "./sweep.ts"
 import { syntheticDataset } from "./synthetic.ts"
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  const opts = parseArgs(argv)
+  let opts = parseArgs(argv)
   if (opts.help) {
     process.stdout.write(`${USAGE}\n`)
     return 0
   }
   const t0 = performance.now() // live-only: wall time reported by the CLI
-  const data: Dataset = opts.synthetic !== null
-    ? syntheticDataset({ seed: opts.config.seed, trades: opts.synthetic })
-    : await loadDataset(opts.data!, opts.snapshots)
+  let data: Dataset
+  if (opts.synthetic !== null) data = syntheticDataset({ seed: opts.config.seed, trades: opts.synthetic })
+  else if (isTapeDir(opts.data!)) {
+    const tape = await loadTape(opts.data!, opts.snapshots)
+    data = tape.dataset
+    opts = { ...opts, config: withTapeMeta(opts.config, tape.meta) }
+  } else data = await loadDataset(opts.data!, opts.snapshots)
   const loadedMs = performance.now() - t0 // live-only: wall time reported by the CLI
   mkdirSync(opts.out, { recursive: true })
 

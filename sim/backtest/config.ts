@@ -1,10 +1,12 @@
 // What one backtest run is: the strategy, the capital and every model knob. Plain data
 // (structured-cloneable) so sweep workers receive it as is.
-import { MICRO_PER_CONTRACT } from "../../src/engine/money.ts"
-import { paramsFromPreset, type PresetName } from "../../src/lp/presets.ts"
-import type { StrategySpec } from "../../src/lp/strategy-spec.ts"
+import { DEFAULT_MAKER_REBATE_BPS, DEFAULT_TAKER_FEE_BPS, MICRO_PER_CONTRACT } from "../../src/engine/money.ts"
+import type { PresetName } from "../../src/lp/presets.ts"
+import { paramsFromSpec, type StrategySpec } from "../../src/lp/strategy-spec.ts"
 import { type StrategyParams, validateParams } from "../../src/lp/strategy.ts"
-import { BacktestInputError, type Dataset, KIND_TRADE } from "./dataset.ts"
+import type { RewardsParams } from "../../src/service/commands.ts"
+import type { TapeMeta } from "../../src/store/tape.ts"
+import { BacktestInputError, type Dataset } from "./dataset.ts"
 
 export type QueueModelName = "risk-averse" | "prob"
 export const QUEUE_MODELS: ReadonlyArray<QueueModelName> = ["risk-averse", "prob"]
@@ -19,12 +21,13 @@ export type StrategySource =
   | { readonly kind: "preset"; readonly preset: PresetName }
   | { readonly kind: "spec"; readonly spec: StrategySpec; readonly params: StrategyParams }
 
-export interface RewardsSpec {
-  /** The daily pool for all the run's markets, split equally and pro-rated by minutes sampled. */
-  readonly poolDailyMicro: number
-  readonly bandSpreadBpsMax: number
-  readonly minSizeContracts: number
-  readonly perWalletCapPct: number
+/** The service's rewards knobs (daily budget, band, size cutoff, per-wallet cap), as journaled by it. */
+export type RewardsSpec = RewardsParams
+
+/** What the run took from the data, and what it had to assume because the data did not say. */
+export interface Provenance {
+  readonly fees: "tape" | "given" | "assumed"
+  readonly rewards: "tape" | "given" | "assumed"
 }
 
 export interface BacktestConfig {
@@ -46,9 +49,26 @@ export interface BacktestConfig {
   readonly bgChurnPct: number
   /** Background maker wallets sharing the depth (the rewards competition). */
   readonly bgMakers: number
+  /** The engine's fee schedule: rebates are paid only out of the taker fees collected (docs/engine.md). */
   readonly makerRebateBps: number
   readonly takerFeeBps: number
+  /** Per-market taker fees over takerFeeBps (a tape's schedule). */
+  readonly takerFeeBpsByMarket: Readonly<Record<string, number>>
   readonly rewards: RewardsSpec
+  /** Where fees and the rewards configuration came from (the report says so when assumed). */
+  readonly provenance: Provenance
+  /** Quote only these markets (the others are replayed for the book and the rewards split); null = all. */
+  readonly quoteMarkets: ReadonlyArray<string> | null
+  /** The strategy starts at this unix second (a bot started mid-tape); null = with the data. */
+  readonly startSec: number | null
+  /** The data's end (a tape's to_sec): days that ended by then are paid; null = the last event. */
+  readonly endSec: number | null
+  /**
+   * Background orders placed across our quotes trade with them ("book-move" fills). Off by
+   * default: the market's other makers post-only, as every maker here does, so a move
+   * through our price shows as trades, never as a background maker taking us.
+   */
+  readonly bookMoveFills: boolean
   /** Equity, inventory, quotes and rewards are sampled this often. */
   readonly sampleSec: number
 }
@@ -66,42 +86,49 @@ export const DEFAULT_CONFIG: BacktestConfig = {
   bgDepth: null,
   bgChurnPct: 10,
   bgMakers: 8,
-  makerRebateBps: 5,
-  takerFeeBps: 0,
-  rewards: { poolDailyMicro: 1_000 * MICRO_PER_CONTRACT, bandSpreadBpsMax: 300, minSizeContracts: 10, perWalletCapPct: 40 },
+  makerRebateBps: DEFAULT_MAKER_REBATE_BPS,
+  takerFeeBps: DEFAULT_TAKER_FEE_BPS,
+  takerFeeBpsByMarket: {},
+  // The service's defaults (src/service/boot.ts, docs/rewards.md).
+  rewards: { dailyBudgetMicro: 1_000 * MICRO_PER_CONTRACT, bandSpreadBpsMax: 300, minSizeContracts: 10, perWalletCapPct: 40 },
+  provenance: { fees: "assumed", rewards: "assumed" },
+  quoteMarkets: null,
+  startSec: null,
+  endSec: null,
+  bookMoveFills: false,
   sampleSec: 60
 }
 
-/** Each market's first trade price: the mid a preset sizes its ladder with (the bot starts knowing the market). */
-export const firstPrices = (d: Dataset): number[] => {
-  const out = d.markets.map(() => 5_000)
-  const seen = d.markets.map(() => false)
-  for (let i = 0; i < d.count; i++) {
-    const m = d.market[i]!
-    if (!seen[m] && d.kind[i] === KIND_TRADE) {
-      seen[m] = true
-      out[m] = d.priceBps[i]!
-    }
-  }
-  return out
-}
+/** The strategy spec the run stands for: a preset is the Simple-mode spec with the run's capital, as the bot is started. */
+export const specOf = (config: BacktestConfig): StrategySpec =>
+  config.strategy.kind === "preset" ? { mode: "simple", capital_micro_usdc: config.capitalMicro, preset: config.strategy.preset } : config.strategy.spec
 
 /**
- * Per-market strategy params. Presets split the capital equally across markets and size
- * the ladder at each market's first price; an advanced spec applies as is to every market.
- * Overrides go on top, then validation (a bad combination is an input error, named).
+ * Per-market strategy params: the live bot's own function (`paramsFromSpec`, what
+ * `parseStrategySpec` returns to the bot runner) on the same spec, so one spec is one set of
+ * params in the bot and here, in every market. Overrides go on top, then validation (a bad
+ * combination is an input error, named).
  */
 export const marketParams = (config: BacktestConfig, d: Dataset): StrategyParams[] => {
-  const perMarket = Math.floor(config.capitalMicro / d.markets.length)
-  if (perMarket < 1) throw new BacktestInputError(`capital ${config.capitalMicro} micro is too small for ${d.markets.length} markets`)
-  const mids = firstPrices(d)
-  const src = config.strategy
-  const preset: PresetName | null = src.kind === "preset" ? src.preset : src.spec.mode === "simple" ? src.spec.preset : null
-  return d.markets.map((_, m) => {
-    const base = preset !== null ? paramsFromPreset(preset, perMarket, mids[m]!) : (src as { params: StrategyParams }).params
-    const params: StrategyParams = { ...base, ...config.overrides }
-    const error = validateParams(params)
-    if (error !== null) throw new BacktestInputError(`strategy parameter ${error}`)
-    return params
-  })
+  const base = paramsFromSpec(specOf(config))
+  const params: StrategyParams = { ...base, ...config.overrides }
+  const error = validateParams(params)
+  if (error !== null) throw new BacktestInputError(`strategy parameter ${error}`)
+  return d.markets.map(() => params)
+}
+
+/** A tape's fee schedule, rewards configuration and end, unless given on the command line. */
+export const withTapeMeta = (config: BacktestConfig, meta: TapeMeta): BacktestConfig => {
+  let c: BacktestConfig = { ...config, endSec: config.endSec ?? meta.to_sec }
+  if (c.provenance.fees !== "given") {
+    c = {
+      ...c,
+      makerRebateBps: meta.fees.maker_rebate_bps,
+      takerFeeBps: meta.fees.default_taker_fee_bps,
+      takerFeeBpsByMarket: { ...meta.fees.taker_fee_bps },
+      provenance: { ...c.provenance, fees: "tape" }
+    }
+  }
+  if (c.provenance.rewards !== "given" && meta.rewards !== null) c = { ...c, rewards: { ...meta.rewards }, provenance: { ...c.provenance, rewards: "tape" } }
+  return c
 }

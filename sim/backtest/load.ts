@@ -3,7 +3,9 @@
 // Snapshots: ts_sec | ts_ms, market_id, side (bid | ask), price_bps (YES), size
 // Extra columns are ignored. Every value is checked; the first bad row is named with its
 // 1-based data row number, so a bad file fails with a message rather than a wrong backtest.
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { TAPE_FORMAT, type TapeMeta } from "../../src/store/tape.ts"
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api"
 import { BacktestInputError, buildDataset, type Dataset, type LevelColumns, type TradeColumns } from "./dataset.ts"
 
@@ -152,4 +154,32 @@ export const loadDataset = async (tradesPath: string, snapshotsPath: string | nu
     conn.closeSync()
     instance.closeSync()
   }
+}
+
+/** The first of `names` that exists in `dir`, or null. */
+const firstIn = (dir: string, names: ReadonlyArray<string>): string | null => {
+  for (const n of names) if (existsSync(join(dir, n))) return join(dir, n)
+  return null
+}
+
+export const isTapeDir = (path: string): boolean => existsSync(path) && statSync(path).isDirectory()
+
+/**
+ * A tape directory (src/store/tape.ts): trades.{parquet,csv}, book.{parquet,csv} when it has
+ * snapshots, and tape.json with the fee schedule, the rewards configuration and the time span.
+ */
+export const loadTape = async (dir: string, snapshotsOverride: string | null = null): Promise<{ dataset: Dataset; meta: TapeMeta }> => {
+  const metaPath = join(dir, "tape.json")
+  if (!existsSync(metaPath)) throw new BacktestInputError(`${dir}: not a tape (no tape.json; write one with npm run sim -- <scenario> --tape ${dir} or npm run export)`)
+  let meta: TapeMeta
+  try {
+    meta = JSON.parse(readFileSync(metaPath, "utf8")) as TapeMeta
+  } catch (err) {
+    throw new BacktestInputError(`${metaPath}: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  if (meta.format !== TAPE_FORMAT) throw new BacktestInputError(`${metaPath}: format is ${String(meta.format)}, expected ${TAPE_FORMAT}`)
+  const trades = firstIn(dir, ["trades.parquet", "trades.csv", "trades.csv.gz"])
+  if (trades === null) throw new BacktestInputError(`${dir}: no trades.parquet or trades.csv`)
+  const book = snapshotsOverride ?? firstIn(dir, ["book.parquet", "book.csv", "book.csv.gz"])
+  return { dataset: await loadDataset(trades, book), meta }
 }

@@ -67,6 +67,12 @@ export interface BacktestSummary {
   readonly engine_commands: number
   readonly queue_decreases_at_our_level: number
   readonly queue_decreases_ahead: number
+  /** False when no background decrease ever met one of our levels: the queue model could not matter. */
+  readonly queue_position_mattered: boolean
+  /** Background orders the engine refused (post-only across our quotes while book-move fills are off). */
+  readonly background_rejected: number
+  /** The open day's rewards if it closed now: never paid (the service pays a day only once it has ended). */
+  readonly lp_rewards_unpaid_estimate_micro: number
 }
 
 export interface FillRow {
@@ -97,6 +103,8 @@ export interface Series {
 }
 
 export interface BacktestReport {
+  /** What the run assumed because the data did not say it (fees, rewards, competitor depth), and notes on the models: shown first. */
+  readonly assumptions: ReadonlyArray<string>
   readonly summary: BacktestSummary
   readonly markets: ReadonlyArray<MarketReport>
   readonly rejects: Readonly<Record<string, number>>
@@ -117,13 +125,16 @@ export const formatSummary = (r: BacktestReport): string => {
     ["final equity", `${usdc(s.final_equity_micro)} USDC (cash ${usdc(s.cash_micro)} + inventory ${usdc(s.inventory_value_micro)})`],
     ["pnl", `${usdc(s.pnl_micro)} USDC = realised ${usdc(s.realised_pnl_micro)} + unrealised ${usdc(s.unrealised_pnl_micro)}`],
     ["  of which", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)}`],
-    ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves), ${s.filled_contracts.toLocaleString("en-US")} contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
+    ["fills", `${s.fills.toLocaleString("en-US")}, ${s.filled_contracts.toLocaleString("en-US")} contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
+    ["  of which", `${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves (background orders crossing ours)`],
+    ["LP rewards", `${usdc(s.lp_rewards_micro)} USDC paid for ended days; the unfinished day would pay ${usdc(s.lp_rewards_unpaid_estimate_micro)} (not paid, as in the service)`],
+    ["queue", `${s.queue_decreases_at_our_level} background decreases at our levels, ${s.queue_decreases_ahead} from ahead of us${s.queue_position_mattered ? "" : ": queue position never mattered in this run"}`],
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
     ["paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (market-seconds)`]
   ]
   const width = Math.max(...lines.map(([k]) => k.length))
-  const head = lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join("\n")
+  const head = [...r.assumptions.map((a) => `NOTE  ${a}`), ...(r.assumptions.length > 0 ? [""] : []), ...lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`)].join("\n")
   const rows = r.markets.map((m) =>
     [m.market_id, String(m.fills), String(m.net_yes), usdc(m.pnl_micro), usdc(m.maker_rebates_micro), usdc(m.lp_rewards_raw_micro), String(m.time_paused_sec), m.stop_reason ?? "-"]
   )

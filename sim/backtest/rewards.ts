@@ -1,16 +1,15 @@
-// LP rewards earned in the backtest: each sampling minute every market's resting book
-// (background makers and us) is scored with src/lp/rewards.ts, accrued per UTC day, and
-// the day is allocated with src/lp/rewards-alloc.ts at 00:00 UTC, our payout credited to
-// our balance in the engine. The pool is split equally across the run's markets and
-// pro-rated by the minutes sampled, so a partial day earns a partial pool.
-import type { BookSide } from "../../src/engine/book.ts"
-import type { Account } from "../../src/engine/state.ts"
-import { allocateDay } from "../../src/lp/rewards-alloc.ts"
-import { addSample, type DayAccrual, emptyDay, marketSample, type RestingQuote, SHARE_SCALE } from "../../src/lp/rewards.ts"
-import type { RewardsSpec } from "./config.ts"
+// LP rewards earned in the backtest, by the service's own book (src/service/rewards-book.ts):
+// the same sampling of every market's resting orders (background makers and us) once a minute,
+// the same split of the daily budget across markets by scored minutes, the same per-wallet
+// cap on the whole daily budget, and the same rule that a day is paid only once it has ended.
+// The backtest engine plays the exchange, so the book reads it exactly as the service reads its own.
+import type { Engine } from "../../src/engine/engine.ts"
+import { SHARE_SCALE } from "../../src/lp/rewards.ts"
+import type { RewardsParams } from "../../src/service/commands.ts"
+import { DAY_SEC, RewardsBook } from "../../src/service/rewards-book.ts"
 import { LP, type MarketState } from "./venue.ts"
 
-export const DAY_MS = 86_400_000
+export const DAY_MS = DAY_SEC * 1000
 
 export interface RewardDay {
   readonly day: number
@@ -23,93 +22,65 @@ export interface RewardDay {
   readonly minutes: number
 }
 
-/** Best price whose cumulative size from the top reaches minSize, or -1. */
-const cutoff = (side: BookSide, minSize: number): number => {
-  let depth = 0
-  for (let p = side.best; p !== -1; p = side.nextPrice(p)) {
-    depth += side.levels[p]!.size
-    if (depth >= minSize) return p
-  }
-  return -1
-}
-
-/**
- * The resting orders that can matter to a sample: each side from the top through the
- * size cutoff (they set the adjusted mid) and on while inside the band around it.
- */
-export const quotesNearMid = (ms: MarketState, spec: RewardsSpec, lp: Account): RestingQuote[] => {
-  const out: RestingQuote[] = []
-  const bids = ms.market.bids
-  const asks = ms.market.asks
-  const cutBid = cutoff(bids, spec.minSizeContracts)
-  const cutAsk = cutoff(asks, spec.minSizeContracts)
-  if (cutBid < 0 || cutAsk < 0) return out
-  const mid2 = cutBid + cutAsk
-  const v2 = 2 * spec.bandSpreadBpsMax
-  for (const side of [bids, asks]) {
-    const cut = side === bids ? cutBid : cutAsk
-    for (let p = side.best; p !== -1; p = side.nextPrice(p)) {
-      const beyondCut = side.isBid ? p < cut : p > cut
-      if (beyondCut && Math.abs(2 * p - mid2) >= v2) break
-      for (let o = side.levels[p]!.head; o !== null; o = o.next) {
-        out.push({ maker: o.account === lp ? LP : o.account.user, isBid: side.isBid, yesPriceBps: p, size: o.remaining })
-      }
-    }
-  }
-  return out
-}
-
 export class RewardsLedger {
-  private day: DayAccrual | null = null
-  private minutes = 0
+  readonly book = new RewardsBook()
   readonly days: RewardDay[] = []
-  /** Our pre-cap entitlement per market, summed over days. */
+  /** Our pre-cap entitlement per market, summed over paid days. */
   readonly rawByMarket: number[]
   totalMicro = 0
 
   constructor(
-    private readonly spec: RewardsSpec,
-    private readonly marketCount: number,
-    private readonly sampleSec: number
+    config: RewardsParams,
+    startSec: number,
+    private readonly markets: ReadonlyArray<MarketState>
   ) {
-    this.rawByMarket = new Array<number>(marketCount).fill(0)
+    this.rawByMarket = new Array<number>(markets.length).fill(0)
+    this.book.setConfig(config, startSec)
   }
 
-  sample(tMs: number, markets: ReadonlyArray<MarketState>, lp: Account): void {
-    const dayIndex = Math.floor(tMs / DAY_MS)
-    if (this.day === null) this.day = emptyDay(dayIndex)
-    const params = { bandSpreadBpsMax: this.spec.bandSpreadBpsMax, minSizeContracts: this.spec.minSizeContracts }
-    for (const ms of markets) this.day = addSample(this.day, ms.id, marketSample(quotesNearMid(ms, this.spec, lp), params))
-    this.minutes++
+  /** One minute's sample of every market's resting book, as the service's `rewards_sample` record takes it. */
+  sample(tsSec: number, engine: Engine): void {
+    this.book.sample(tsSec, engine)
   }
 
-  /** Allocates the open day; returns our payout (0 when nothing was sampled). */
-  close(markets: ReadonlyArray<MarketState>): number {
-    const day = this.day
-    this.day = null
-    const minutes = this.minutes
-    this.minutes = 0
-    if (day === null) return 0
-    const samplesPerDay = Math.floor(DAY_MS / 1000 / this.sampleSec)
-    const perMarket = Math.floor(this.spec.poolDailyMicro / this.marketCount)
-    const budgets: Record<string, number> = {}
-    for (const m of day.markets) budgets[m.marketId] = Math.floor((perMarket * Math.min(m.samples, samplesPerDay)) / samplesPerDay)
-    const poolMicro = Object.values(budgets).reduce((s, b) => s + b, 0)
-    // The cap is a share of the pool actually on offer, so a partial day caps pro rata too.
-    const alloc = allocateDay(day, { dailyBudgetMicro: poolMicro, perWalletCapPct: this.spec.perWalletCapPct, marketBudgetsMicro: budgets })
-    const mine = alloc.payouts.find((p) => p.maker === LP)
-    for (const m of day.markets) {
-      const share = m.makers.find((x) => x.maker === LP)
-      const ms = markets.find((x) => x.id === m.marketId)
-      if (share === undefined || ms === undefined || m.samples === 0) continue
-      this.rawByMarket[ms.idx]! += Number((BigInt(budgets[m.marketId]!) * BigInt(share.shareFp)) / (BigInt(m.samples) * SHARE_SCALE))
+  /** Pays every sampled day that has ended by `tsSec`, as the service's `pay_rewards`; `credit` books each payout in the engine. Returns ours. */
+  payClosed(tsSec: number, credit: (maker: string, amountMicro: number, ref: string) => boolean): number {
+    let ours = 0
+    for (const day of this.book.closedUnpaidDays(tsSec)) {
+      const params = this.book.allocationParams(day)
+      const state = this.book.days.get(day)
+      if (params === null || state === undefined) continue
+      // Our pre-cap entitlement per market, for the report (the allocation itself is the book's).
+      let dayRaw = 0
+      for (const m of state.accrual.markets) {
+        const share = m.makers.find((x) => x.maker === LP)
+        const ms = this.markets.find((x) => x.id === m.marketId)
+        const budget = params.marketBudgetsMicro?.[m.marketId] ?? 0
+        if (share === undefined || ms === undefined || m.samples === 0) continue
+        const raw = Number((BigInt(budget) * BigInt(share.shareFp)) / (BigInt(m.samples) * SHARE_SCALE))
+        this.rawByMarket[ms.idx]! += raw
+        dayRaw += raw
+      }
+      const minutes = state.minutes
+      const poolMicro = params.dailyBudgetMicro
+      const paid = this.book.pay(day, tsSec, credit)
+      if (paid === null) continue
+      const mine = paid.payouts.find((p) => p.maker === LP)
+      const lpMicro = mine?.amountMicro ?? 0
+      this.days.push({
+        day, poolMicro, paidMicro: paid.paidMicro, lpMicro, lpRawMicro: dayRaw,
+        lpScore: mine?.score ?? 0, lpCapped: mine?.capped ?? false, minutes
+      })
+      ours += lpMicro
     }
-    const lpMicro = mine?.amountMicro ?? 0
-    this.days.push({
-      day: day.dayIndex, poolMicro, paidMicro: alloc.paidMicro, lpMicro, lpRawMicro: mine?.rawMicro ?? 0,
-      lpScore: mine?.score ?? 0, lpCapped: mine?.capped ?? false, minutes
-    })
-    this.totalMicro += lpMicro
-    return lpMicro
+    this.totalMicro += ours
+    return ours
+  }
+
+  /** What the open (unfinished) day would pay us if it closed now: never paid, as in the service. */
+  unpaidEstimateMicro(): number {
+    let sum = 0
+    for (const day of this.book.days.keys()) sum += this.book.estimate(day, LP).estimateMicro
+    return sum
   }
 }

@@ -17,12 +17,12 @@ import { quotesToOrders } from "../../src/lp/quotes.ts"
 import { makeStrategy, type Quote } from "../../src/lp/strategy.ts"
 import { Background } from "./background.ts"
 import { type BacktestConfig, type LatencySpec, marketParams } from "./config.ts"
-import { type Dataset, KIND_TRADE, TAKER_BUY } from "./dataset.ts"
+import { BacktestInputError, type Dataset, KIND_TRADE, TAKER_BUY } from "./dataset.ts"
 import { queueModel } from "./queue.ts"
 import type { BacktestReport, FillRow, MarketReport, Series } from "./report.ts"
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
 import { Rng } from "../random.ts"
-import { CAUSE_TRADE, type FillCause, LP, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
+import { CAUSE_TRADE, type FillCause, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
 
 export interface RunOptions {
   /** Called every 65,536 events and at the end: for a progress bar. */
@@ -88,19 +88,26 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
       yesPriceBps: ev.yesPriceBps, size, rebateMicro: ev.makerRebateMicro, cause: cause === CAUSE_TRADE ? "trade" : "book"
     })
   }
-  const v = new Venue(d.markets, config.capitalMicro, config, config.bgMakers, onFill, opts.tap)
+  const v = new Venue(d.markets, config.capitalMicro, config, config.bgMakers, config.bookMoveFills, onFill, opts.tap)
   const medians = medianSizes(d)
   const tickOf = ticks(d)
   const snapshotMarkets = new Set<number>()
   for (let i = 0; i < d.count; i++) if (d.kind[i] !== KIND_TRADE) snapshotMarkets.add(d.market[i]!)
+  const quoting = config.quoteMarkets === null ? null : new Set(config.quoteMarkets)
+  for (const id of config.quoteMarkets ?? []) if (!d.markets.includes(id)) throw new BacktestInputError(`market ${id} is not in the data`)
+  const botStartMs = Math.max(d.tMs[0]!, config.startSec === null ? 0 : config.startSec * 1000)
   const markets = d.markets.map((id, m) => {
     const depth = config.bgDepth ?? Math.max(1, 5 * medians[m]!)
-    return new MarketState(m, id, v.engine.markets.get(id)!, tickOf[m]!, snapshotMarkets.has(m), depth, params[m]!, makeStrategy(params[m]!))
+    const ms = new MarketState(m, id, v.engine.markets.get(id)!, tickOf[m]!, snapshotMarkets.has(m), depth, params[m]!, makeStrategy(params[m]!))
+    ms.quoting = quoting === null || quoting.has(id)
+    // The bot's first step: at its start (it then quotes once it knows a mid).
+    if (ms.quoting) ms.timerMs = botStartMs
+    return ms
   })
   const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
   const entryRng = new Rng(config.seed, "latency/entry")
   const feedRng = new Rng(config.seed, "latency/feed")
-  const rewards = new RewardsLedger(config.rewards, markets.length, config.sampleSec)
+  const rewards = new RewardsLedger(config.rewards, Math.floor(d.tMs[0]! / 1000), markets)
   const lpAcct = v.lpAccount
 
   // Feed: per data event, when the strategy sees it and what it sees.
@@ -115,10 +122,10 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const batches: Batch[] = []
   let bp = 0
   let lastEntryAt = 0
-  let minTimerMs = Number.POSITIVE_INFINITY
+  let minTimerMs = markets.some((ms) => ms.quoting) ? botStartMs : Number.POSITIVE_INFINITY
   const sampleMs = config.sampleSec * 1000
   const startMs = d.tMs[0]!
-  const endMs = d.tMs[n - 1]!
+  const endMs = Math.max(d.tMs[n - 1]!, config.endSec === null ? 0 : config.endSec * 1000)
   let nextSampleMs = Math.ceil(startMs / sampleMs) * sampleMs
   let nextDayMs = (Math.floor(startMs / DAY_MS) + 1) * DAY_MS
   let markTotal = 0
@@ -180,9 +187,10 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   }
 
   const step = (ms: MarketState, nowMs: number): void => {
-    if (ms.stopReason !== null) return
+    if (ms.stopReason !== null || !ms.quoting) return
     const tsSec = Math.floor(nowMs / 1000)
     if (ms.obsMid2 >= 0) ms.seenMid2 = ms.obsMid2
+    if (nowMs < botStartMs) return
     if (!everyStep && !mustStep(ms, tsSec)) return
     const st = ms.state
     const r = ms.strategy.step(st, { tsSec, midBps: ms.seenMid2 < 0 ? null : ms.seenMid2 / 2, netYes: ms.obsNetYes, pnlMicro: ms.obsPnlMicro })
@@ -227,7 +235,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
 
   const sample = (tMs: number): void => {
     v.at(tMs)
-    rewards.sample(tMs, markets, lpAcct)
+    rewards.sample(Math.floor(tMs / 1000), v.engine)
     const e = equity()
     series.tSec.push(Math.floor(tMs / 1000))
     series.equityMicro.push(e)
@@ -248,13 +256,10 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     }
   }
 
+  /** Pays the days that have ended, as the service does once journal time has left them (every maker is credited). */
   const closeDay = (tMs: number): void => {
     v.at(tMs)
-    const paid = rewards.close(markets)
-    if (paid > 0) {
-      v.credit(LP, paid, `lp-rewards:${Math.floor((tMs - 1) / DAY_MS)}`)
-      trackDrawdown()
-    }
+    if (rewards.payClosed(Math.floor(tMs / 1000), (maker, amountMicro, ref) => v.credit(maker, amountMicro, ref)) > 0) trackDrawdown()
   }
 
   /** Fires every internal event due at or before tMs, earliest first. */
@@ -365,6 +370,7 @@ const buildReport = (
   const filled = sum((m) => m.filled_contracts)
   const src = config.strategy
   return {
+    assumptions: assumptionsOf(d, config, markets, bg),
     summary: {
       source: d.source, seed: config.seed,
       strategy: src.kind === "preset" ? `preset ${src.preset}` : src.spec.mode === "simple" ? `spec simple ${src.spec.preset}` : "spec advanced",
@@ -381,7 +387,9 @@ const buildReport = (
       max_drawdown_pct: peakAtMaxDrawdown <= 0 ? 0 : Math.round((maxDrawdown / peakAtMaxDrawdown) * 1e6) / 1e6,
       time_paused_sec: sum((m) => m.time_paused_sec), time_stopped_sec: sum((m) => m.time_stopped_sec),
       trades_rejected: v.tradeRejects, engine_commands: v.commands,
-      queue_decreases_at_our_level: bg.decreasesAtOurLevel, queue_decreases_ahead: bg.decreasesAhead
+      queue_decreases_at_our_level: bg.decreasesAtOurLevel, queue_decreases_ahead: bg.decreasesAhead,
+      queue_position_mattered: bg.decreasesAtOurLevel > 0, background_rejected: v.bgRejects,
+      lp_rewards_unpaid_estimate_micro: rewards.unpaidEstimateMicro()
     },
     markets: marketReports,
     rejects,
@@ -389,4 +397,25 @@ const buildReport = (
     series,
     fills
   }
+}
+
+const usdcOf = (micro: number): string => (micro / 1e6).toLocaleString("en-US", { maximumFractionDigits: 2 })
+
+/** What the data did not say and the run assumed, and model notes a reader must see first. */
+const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArray<MarketState>, bg: Background): string[] => {
+  const out: string[] = []
+  const synthetic = markets.filter((ms) => !ms.snapshotMode).map((ms) => ms.id)
+  if (synthetic.length > 0) {
+    out.push(`competitor depth is synthetic (no book snapshots) in ${synthetic.length === markets.length ? "every market" : `${synthetic.length} of ${markets.length} markets`}: a model of other makers, not a record of them`)
+  }
+  if (config.provenance.fees === "assumed") {
+    out.push(`fee schedule assumed (the data has none): maker rebate ${config.makerRebateBps} bps, taker fee ${config.takerFeeBps} bps; rebates are paid only out of taker fees collected, as the engine pays them`)
+  }
+  if (config.provenance.rewards === "assumed") {
+    out.push(`LP rewards configuration assumed (the data has none): the service's default ${usdcOf(config.rewards.dailyBudgetMicro)} USDC a day, band ${config.rewards.bandSpreadBpsMax} bps, size cutoff ${config.rewards.minSizeContracts}, cap ${config.rewards.perWalletCapPct}% per wallet`)
+  }
+  if (config.bookMoveFills) out.push("book-move fills are on: rebuilt background orders may trade with our quotes (fills_from_book_moves)")
+  if (bg.decreasesAtOurLevel === 0 && markets.some((ms) => ms.quoting)) out.push("queue position never mattered: no background decrease met one of our levels, so both queue models give this result")
+  if (d.trades === 0) out.push("the data has no trades")
+  return out
 }

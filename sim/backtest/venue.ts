@@ -1,9 +1,10 @@
 // The real engine (src/engine) with the backtest's cast of accounts: our LP wallet, one
 // taker replaying the historical trades as IOCs, and a few background makers holding the
-// rebuilt book. Wraps command stamping (seq, tsSec, nonces), scans every result
+// rebuilt book. Fees are the data's schedule and the engine pays them as it does live:
+// maker rebates come only out of the taker fees collected, never out of a pre-funded house. Wraps command stamping (seq, tsSec, nonces), scans every result
 // for our fills and rejections, and tracks our resting orders per market.
 import { Engine } from "../../src/engine/engine.ts"
-import { FEE_ACCOUNT, MAX_PRICE_BPS, MICRO_PER_BPS } from "../../src/engine/money.ts"
+import { MAX_PRICE_BPS, MICRO_PER_BPS } from "../../src/engine/money.ts"
 import type { Account, Market, Order } from "../../src/engine/state.ts"
 import type { Command, EngineEvent, FillEvent, RejectReason } from "../../src/engine/types.ts"
 import type { OrderSpec } from "../../src/lp/quotes.ts"
@@ -53,6 +54,8 @@ export class MarketState {
   requotes = 0
   stoppedAtMs = -1
   stopReason: StopReason | null = null
+  /** Our strategy quotes here (false: replayed for the book and the rewards split only). */
+  quoting = true
 
   constructor(
     readonly idx: number,
@@ -86,6 +89,8 @@ export class Venue {
   readonly lpRejects = new Map<RejectReason, number>()
   /** Historical trades the engine refused (dust at the extremes): counted, not replayed. */
   tradeRejects = 0
+  /** Background orders refused, e.g. post-only across one of our quotes (book-move fills off). */
+  bgRejects = 0
   commands = 0
   nowMs = 0
   cause: FillCause = CAUSE_TRADE
@@ -96,16 +101,20 @@ export class Venue {
   constructor(
     marketIds: ReadonlyArray<string>,
     capitalMicro: number,
-    fees: { readonly makerRebateBps: number; readonly takerFeeBps: number },
+    fees: { readonly makerRebateBps: number; readonly takerFeeBps: number; readonly takerFeeBpsByMarket: Readonly<Record<string, number>> },
     bgMakers: number,
+    /** Background orders may trade with ours (book-move fills); otherwise they are post-only. */
+    private readonly bookMoveFills: boolean,
     private readonly onFill: FillSink,
     private readonly tap: ((events: ReadonlyArray<EngineEvent>) => void) | undefined
   ) {
     this.bgMakers = Array.from({ length: bgMakers }, (_, i) => `bg${i}`)
     this.must({ type: "set_fees", makerRebateBps: fees.makerRebateBps, takerFeeBps: fees.takerFeeBps })
-    for (const marketId of marketIds) this.must({ type: "create_market", marketId })
-    // Rebates come out of $fees; funding it up front pays every rebate the engine owes.
-    for (const user of [FEE_ACCOUNT, TAKER, ...this.bgMakers]) this.must({ type: "credit", user, amountMicro: HOUSE_FUNDS_MICRO, ref: "backtest-funding" })
+    for (const marketId of marketIds) {
+      const fee = fees.takerFeeBpsByMarket[marketId]
+      this.must(fee === undefined ? { type: "create_market", marketId } : { type: "create_market", marketId, takerFeeBps: fee })
+    }
+    for (const user of [TAKER, ...this.bgMakers]) this.must({ type: "credit", user, amountMicro: HOUSE_FUNDS_MICRO, ref: "backtest-funding" })
     this.must({ type: "credit", user: LP, amountMicro: capitalMicro, ref: "backtest-capital" })
     this.lpAccount = this.engine.accounts.get(LP)!
   }
@@ -138,6 +147,7 @@ export class Venue {
     if (first === undefined) return out // e.g. cancel_all with nothing left to cancel
     if (first.type === "rejected") {
       if (first.user === LP) this.lpRejects.set(first.reason, (this.lpRejects.get(first.reason) ?? 0) + 1)
+      else if (first.user !== TAKER) this.bgRejects++
       return out
     }
     if (first.type !== "order_accepted") return out
@@ -155,7 +165,10 @@ export class Venue {
     if (out[0]?.type === "rejected") throw new Error(`backtest set-up rejected: ${cmd.type} ${out[0].reason}`)
   }
 
-  /** A background maker order: a bid is buy YES @p, an ask buy NO @(10000−p), so no maker needs shares. gtc: it trades with any of our orders it crosses. */
+  /**
+   * A background maker order: a bid is buy YES @p, an ask buy NO @(10000−p), so no maker needs
+   * shares. Post-only unless book-move fills are on (then gtc: it trades with any of our orders it crosses).
+   */
   placeBg(ms: MarketState, isBid: boolean, yesPriceBps: number, size: number, maker?: string): void {
     const ownPrice = isBid ? yesPriceBps : MAX_PRICE_BPS - yesPriceBps
     const minSize = Math.ceil(100 / ownPrice)
@@ -164,7 +177,7 @@ export class Venue {
     this.cause = CAUSE_BOOK
     this.run(ms, {
       type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user, marketId: ms.id, side: "buy", outcome: isBid ? "yes" : "no",
-      priceBps: ownPrice, size: size < minSize ? minSize : size, orderType: "gtc", nonce: this.nonce()
+      priceBps: ownPrice, size: size < minSize ? minSize : size, orderType: this.bookMoveFills ? "gtc" : "post_only", nonce: this.nonce()
     })
     this.cause = prev
   }
@@ -202,8 +215,9 @@ export class Venue {
     ms.ours = []
   }
 
-  credit(user: string, amountMicro: number, ref: string): void {
-    this.run(null, { type: "credit", seq: this.nextSeq(), tsSec: this.tsSec, user, amountMicro, ref })
+  /** Credits a user; false when the engine refused (the rewards book's `Credit`). */
+  credit(user: string, amountMicro: number, ref: string): boolean {
+    return this.run(null, { type: "credit", seq: this.nextSeq(), tsSec: this.tsSec, user, amountMicro, ref })[0]?.type === "credited"
   }
 
   /** Our resting contracts at a YES price on one side. */

@@ -7,6 +7,7 @@ import { ApiError, type ErrorCode } from "../domain/errors.ts"
 import type { Verifier } from "../auth/verifier.ts"
 import type { RewardsParams } from "../service/commands.ts"
 import type { Exchange } from "../service/exchange.ts"
+import type { ClockWatch } from "../time/clock.ts"
 import type { EdgeCache } from "./cache.ts"
 import type { HttpRequest } from "./http.ts"
 import { LIMITS, type RateLimiter } from "./rate-limit.ts"
@@ -64,7 +65,12 @@ export const abuseLimits = (config: AppConfig): AbuseLimits => ({ ...DEFAULT_ABU
 
 export interface AppCtx {
   readonly exchange: Exchange
+  /** The wall clock. Read only through `wallSec` (signed client timestamps) and the exchange's stamp (docs/time.md). */
   readonly nowMs: () => number
+  /** The monotonic clock: durations only (limits, TTLs). */
+  readonly monoMs: () => number
+  /** Wall-clock step detection (operator status); absent in bare test contexts. */
+  readonly clockWatch?: ClockWatch
   readonly secret: Uint8Array
   readonly config: AppConfig
   readonly limiter: RateLimiter
@@ -80,12 +86,29 @@ export interface AppCtx {
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
 }
 
-export const nowSec = (ctx: AppCtx): number => Math.floor(ctx.nowMs() / 1000)
+/** Business time now: the journal's (never earlier than the last record), in seconds. */
+export const nowSec = (ctx: AppCtx): number => ctx.exchange.journalSec()
+
+/**
+ * The wall clock, for checking a client's signed timestamp only: the client signs its own
+ * wall time, so that is what it is compared with. A server whose clock is wrong refuses
+ * fresh timestamps (docs/time.md); the refusal is logged with the skew.
+ */
+export const wallSec = (ctx: AppCtx): number => Math.floor(ctx.nowMs() / 1000) // live-only: a client's signed timestamp is checked against the wall clock
+
+/** Refuses a signed timestamp more than `maxSkewSec` from the wall clock (400 stale_timestamp), and logs it. */
+export const requireFreshTimestamp = (ctx: AppCtx, req: HttpRequest, timestampSec: number, maxSkewSec: number): void => {
+  const skewSec = wallSec(ctx) - timestampSec
+  if (Math.abs(skewSec) <= maxSkewSec) return
+  ctx.log?.({ event: "stale_timestamp", ip: req.ip, path: req.path, skew_sec: skewSec, max_skew_sec: maxSkewSec, clock_steps_detected: ctx.clockWatch?.stepsDetected ?? 0 })
+  throw new ApiError("stale_timestamp", `timestamp is ${skewSec} s from the server clock (max ${maxSkewSec})`)
+}
 
 /** The verified user of the request's session cookie, or null. */
 export const sessionUserOf = (ctx: AppCtx, req: HttpRequest): string | null => {
   const value = readCookie(req.headers.cookie, SESSION_COOKIE)
-  return value === null ? null : verifySessionCookie(ctx.secret, value, nowSec(ctx))
+  // A session cookie's expiry is an instant the server signed on the wall clock: checked like a signed timestamp.
+  return value === null ? null : verifySessionCookie(ctx.secret, value, wallSec(ctx))
 }
 
 /**

@@ -105,7 +105,7 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
       // A browser page from another origin never borrows the user's cookie identity.
       const origin = req.headers.origin
       const trusted = origin === undefined || opts.corsOrigins.has(origin)
-      const cookieUser = cookie === null || !trusted ? null : verifySessionCookie(opts.secret, cookie, Math.floor(opts.nowMs() / 1000))
+      const cookieUser = cookie === null || !trusted ? null : verifySessionCookie(opts.secret, cookie, Math.floor(opts.nowMs() / 1000)) // live-only: a session cookie's signed expiry is checked against the wall clock (docs/time.md)
       const feedSocket: FeedSocket = {
         cookieUser,
         address: req.socket.remoteAddress ?? "unknown",

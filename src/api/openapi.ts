@@ -135,6 +135,9 @@ const OPS: Record<string, Op> = {
   "POST /v1/admin/builders/{user}": { summary: "Operator: a builder's fee_bps", tag: "operator", body: BuilderFeeRequest, auth: "admin" },
   "POST /v1/admin/engine-binding": { summary: "Operator: the withdraw path's engine binding (up, unreachable, disabled)", tag: "operator", body: BindingRequest, auth: "admin" },
   "POST /v1/admin/credit": { summary: "Operator: development credit (DEV_CREDIT)", tag: "operator", body: CreditRequest, auth: "admin" },
+  "GET /v1/admin/chain": { summary: "Operator: the chain guard — checkpoint, saved chain state, and why crediting and payouts halted", tag: "operator", auth: "admin" },
+  "POST /v1/admin/chain/resume": { summary: "Operator: after reconciling a chain halt, anchor again on the chain as it is and resume", tag: "operator", auth: "admin" },
+  "GET /v1/admin/clock": { summary: "Operator: wall, monotonic and journal clocks, and wall-clock steps detected", tag: "operator", auth: "admin" },
   "GET /v1/openapi.json": { summary: "This document", tag: "meta" },
   "GET /v1/docs": { summary: "Human-readable API docs", tag: "meta" },
   "GET /v1/health": { summary: "Liveness", tag: "meta" }

@@ -135,7 +135,7 @@ export const placeSignedOrder = async (ctx: AppCtx, body: SignedOrder): Promise<
 
 /** A session key may sign orders only while delegated by `user`, unrevoked and unexpired (SPEC §5.10). */
 const assertSession = (ctx: AppCtx, user: string, sessionPub: string): void => {
-  const problem = ctx.exchange.lpBook.sessionProblem(user, sessionPub, Math.floor(ctx.nowMs() / 1000))
+  const problem = ctx.exchange.lpBook.sessionProblem(user, sessionPub, ctx.exchange.journalSec())
   if (problem !== null) throw new ApiError(problem, SESSION_DETAIL[problem])
 }
 

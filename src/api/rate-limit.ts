@@ -1,5 +1,6 @@
-// Token buckets keyed by wallet or IP, timed by the injected clock (never the
-// wall clock), so tests advance time instead of sleeping.
+// Token buckets keyed by wallet or IP, refilled by the monotonic clock (src/time/clock.ts):
+// a wall-clock step must neither drain a bucket nor fill one (docs/time.md). Injected, so
+// tests advance time instead of sleeping.
 import { ApiError } from "../domain/errors.ts"
 
 export interface BucketSpec {
@@ -11,27 +12,27 @@ export interface BucketSpec {
 
 interface Bucket {
   tokens: number
-  updatedMs: number
+  updatedMonoMs: number
 }
 
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>()
 
-  constructor(private readonly nowMs: () => number) {}
+  constructor(private readonly monoMs: () => number) {}
 
   /** Takes one token or throws 429 rate_limited with the seconds until one is free. */
   take(spec: BucketSpec, key: string): void {
-    const now = this.nowMs()
+    const now = this.monoMs()
     const id = `${spec.name}|${key}`
     const ratePerMs = spec.limit / (spec.windowSec * 1000)
     let b = this.buckets.get(id)
     if (b === undefined) {
       if (this.buckets.size > 200_000) this.sweep(now)
-      b = { tokens: spec.limit, updatedMs: now }
+      b = { tokens: spec.limit, updatedMonoMs: now }
       this.buckets.set(id, b)
     } else {
-      b.tokens = Math.min(spec.limit, b.tokens + (now - b.updatedMs) * ratePerMs)
-      b.updatedMs = now
+      b.tokens = Math.min(spec.limit, b.tokens + (now - b.updatedMonoMs) * ratePerMs)
+      b.updatedMonoMs = now
     }
     if (b.tokens < 1) {
       const retryAfterSec = Math.max(1, Math.ceil((1 - b.tokens) / ratePerMs / 1000))
@@ -42,7 +43,7 @@ export class RateLimiter {
 
   /** Drops buckets idle long enough to be full again. */
   private sweep(now: number): void {
-    for (const [id, b] of this.buckets) if (now - b.updatedMs > 3_600_000) this.buckets.delete(id)
+    for (const [id, b] of this.buckets) if (now - b.updatedMonoMs > 3_600_000) this.buckets.delete(id)
   }
 }
 

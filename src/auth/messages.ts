@@ -1,10 +1,14 @@
-// Canonical signed messages (SPEC §5).
-import { createHash } from "node:crypto"
+// Canonical signed messages (SPEC §5). Browser-safe (no node: imports, no Buffer):
+// the server verifies these bytes and the typed client (src/client) signs them.
+import { sha256 } from "@noble/hashes/sha2.js"
+import { concatBytes, hexToBytes } from "@noble/hashes/utils.js"
 import bs58 from "bs58"
+
+const utf8 = new TextEncoder()
 
 /** The session bootstrap message: three lines, LF-joined, no trailing LF. */
 export const sessionMessage = (user: string, timestampSec: number): Uint8Array =>
-  Buffer.from(`Service Session\nUser: ${user}\nTimestamp: ${timestampSec}`, "utf8")
+  utf8.encode(`Service Session\nUser: ${user}\nTimestamp: ${timestampSec}`)
 
 /**
  * The wallet-link message, signed once by both keys (Ed25519 by the user key, EIP-191
@@ -24,8 +28,8 @@ export const withdrawMessage = (user: string, wallet: string, amountMicro: numbe
 const HEX_32 = /^(0x)?[0-9a-fA-F]{64}$/
 
 /** Market id as 32 bytes: hex ids decode, anything else (a slug) is sha256 of its UTF-8 text. */
-export const marketIdBytes = (marketId: string): Buffer =>
-  HEX_32.test(marketId) ? Buffer.from(marketId.replace(/^0x/, ""), "hex") : createHash("sha256").update(marketId, "utf8").digest()
+export const marketIdBytes = (marketId: string): Uint8Array =>
+  HEX_32.test(marketId) ? hexToBytes(marketId.replace(/^0x/, "")) : sha256(utf8.encode(marketId))
 
 export interface OrderMessageFields {
   readonly marketId: string
@@ -38,15 +42,16 @@ export interface OrderMessageFields {
 }
 
 /** The canonical 90-byte order message (SPEC §5.3). */
-export const orderMessage = (o: OrderMessageFields): Buffer => {
-  const buf = Buffer.alloc(90)
-  marketIdBytes(o.marketId).copy(buf, 0)
-  Buffer.from(bs58.decode(o.user)).copy(buf, 32)
+export const orderMessage = (o: OrderMessageFields): Uint8Array => {
+  const buf = new Uint8Array(90)
+  const view = new DataView(buf.buffer)
+  buf.set(marketIdBytes(o.marketId), 0)
+  buf.set(bs58.decode(o.user), 32)
   buf[64] = o.outcome === "yes" ? 0 : 1
   buf[65] = o.side === "buy" ? 0 : 1
-  buf.writeBigUInt64LE(BigInt(o.priceBps), 66)
-  buf.writeBigUInt64LE(BigInt(o.size), 74)
-  buf.writeBigUInt64LE(BigInt(o.nonce), 82)
+  view.setBigUint64(66, BigInt(o.priceBps), true)
+  view.setBigUint64(74, BigInt(o.size), true)
+  view.setBigUint64(82, BigInt(o.nonce), true)
   return buf
 }
 
@@ -67,12 +72,13 @@ export interface DelegationFields {
  *   ‖ scope length (u8) ‖ scope (ASCII) ‖ expires_at_unix (u64 BE) ‖ nonce (u64 BE)
  * 112 bytes for scope "orders". Fixed-width keys and a length-prefixed scope make it unambiguous.
  */
-export const delegationMessage = (d: DelegationFields): Buffer => {
-  const scope = Buffer.from(d.scope, "ascii")
+export const delegationMessage = (d: DelegationFields): Uint8Array => {
+  if (!/^[\x00-\x7f]*$/.test(d.scope)) throw new RangeError("scope must be ASCII")
+  const scope = utf8.encode(d.scope)
   if (scope.length > 255) throw new RangeError("scope longer than 255 bytes")
-  const head = Buffer.from(DELEGATION_PREFIX, "ascii")
-  const tail = Buffer.alloc(16)
-  tail.writeBigUInt64BE(BigInt(d.expiresAtUnix), 0)
-  tail.writeBigUInt64BE(BigInt(d.nonce), 8)
-  return Buffer.concat([head, Buffer.from(bs58.decode(d.user)), Buffer.from(bs58.decode(d.sessionPub)), Buffer.from([scope.length]), scope, tail])
+  const tail = new Uint8Array(16)
+  const view = new DataView(tail.buffer)
+  view.setBigUint64(0, BigInt(d.expiresAtUnix))
+  view.setBigUint64(8, BigInt(d.nonce))
+  return concatBytes(utf8.encode(DELEGATION_PREFIX), bs58.decode(d.user), bs58.decode(d.sessionPub), Uint8Array.of(scope.length), scope, tail)
 }

@@ -1,8 +1,11 @@
 // An embedded Anvil: the pinned binary from @foundry-rs/anvil's platform package, started
 // directly (the node wrapper in node_modules/.bin would outlive a kill aimed at it) on a loopback
 // port, with the deposit chain's id, mining one block per transaction. Stopped by PID.
+// It never outlives this process: a watchdog (`sh`, reading a pipe only this process holds)
+// stops it when the pipe closes — which the kernel does however this process ends, SIGKILL
+// included. With a PID file, a start first clears an Anvil a dead service left behind.
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -26,6 +29,14 @@ export interface AnvilOptions {
   readonly args?: ReadonlyArray<string>
   /** How long to wait for the first JSON-RPC answer. Default 15 s. */
   readonly startTimeoutMs?: number
+  /**
+   * Records `{ anvil_pid, service_pid, port }` here once started (removed on stop). A start finding
+   * the file kills the Anvil it names when that Anvil's service is gone, and refuses to start
+   * while the service is alive (two services on one chain state).
+   */
+  readonly pidFile?: string
+  /** The line printed when a stale Anvil is cleared; stderr when absent. */
+  readonly log?: (line: string) => void
 }
 
 export interface Anvil {
@@ -126,8 +137,10 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
   child.once("error", (err) => {
     spawnError = err
   })
+  const watchdog = child.pid === undefined ? null : startWatchdog(child.pid)
   // Never leave an anvil behind when this process exits without stopping it.
   const onExit = (): void => {
+    watchdog?.kill("SIGKILL")
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   }
   process.once("exit", onExit)
@@ -140,6 +153,7 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
     if (id !== null) {
       rmSync(configOut, { force: true })
       if (id !== chainId) {
+        watchdog?.kill("SIGKILL")
         child.kill("SIGKILL")
         await waitExit(child)
         process.removeListener("exit", onExit)
@@ -151,6 +165,9 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
       const stop = (): Promise<void> => {
         stopping ??= (async () => {
           process.removeListener("exit", onExit)
+          // The watchdog goes first: it must never signal a PID that Anvil no longer holds.
+          watchdog?.kill("SIGKILL")
+          if (options.pidFile !== undefined) rmSync(options.pidFile, { force: true })
           if (child.exitCode !== null || child.signalCode !== null) return
           const exited = waitExit(child)
           try {
@@ -169,11 +186,15 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
         })()
         return stopping
       }
+      if (options.pidFile !== undefined) {
+        writeFileSync(options.pidFile, `${JSON.stringify({ anvil_pid: pid, service_pid: process.pid, port })}\n`)
+      }
       return { rpcUrl, port, pid, stop }
     }
     await sleep(POLL_MS)
   }
   process.removeListener("exit", onExit)
+  watchdog?.kill("SIGKILL")
   rmSync(configOut, { force: true })
   if (child.exitCode === null && child.signalCode === null && spawnError === null) {
     child.kill("SIGKILL")
@@ -191,6 +212,10 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
  */
 export const startAnvil = async (options: AnvilOptions = {}): Promise<Anvil> => {
   const bin = anvilBinary()
+  if (options.pidFile !== undefined) {
+    mkdirSync(dirname(options.pidFile), { recursive: true })
+    await clearStaleAnvil(options.pidFile, options.log ?? ((line) => console.error(line)))
+  }
   const chainId = options.chainId ?? DEPOSIT_CHAIN_ID
   let lastFailure = ""
   for (let attempt = 0; attempt < (options.port === undefined ? 5 : 1); attempt++) {
@@ -211,4 +236,73 @@ export const processAlive = (pid: number): boolean => {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM"
   }
+}
+
+/**
+ * Stops Anvil `pid` when this process's end closes the watchdog's stdin (every process end does,
+ * SIGKILL included: the kernel closes our end of the pipe). SIGTERM, then SIGKILL after 3 s. It
+ * is killed first on a normal stop, so it never signals a PID Anvil no longer holds.
+ */
+const startWatchdog = (pid: number): ChildProcess | null => {
+  if (process.platform === "win32") return null
+  const script = 'read -r _; kill -TERM "$1" 2>/dev/null; i=0; while [ $i -lt 30 ] && kill -0 "$1" 2>/dev/null; do sleep 0.1; i=$((i+1)); done; kill -KILL "$1" 2>/dev/null'
+  const watchdog = spawn("/bin/sh", ["-c", script, "twinbook-anvil-watchdog", String(pid)], { stdio: ["pipe", "ignore", "ignore"], detached: false })
+  watchdog.on("error", () => {}) // no sh: the exit hook alone stops Anvil, as before
+  watchdog.stdin?.on("error", () => {})
+  // Neither the watchdog nor its pipe keeps this process alive.
+  watchdog.unref()
+  ;(watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.()
+  return watchdog
+}
+
+/** The command line of a live process, or null (gone, a zombie, or no /proc). */
+const commandLine = (pid: number): string[] | null => {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").charAt(0)
+    if (state === "Z") return null
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Before an embedded Anvil starts on a state file: an Anvil recorded in `pidFile` by a service
+ * that is gone (SIGKILLed before the watchdog existed, or the watchdog killed with it) is stopped;
+ * one whose service still runs is a second service on the same chain state, refused.
+ */
+export const clearStaleAnvil = async (pidFile: string, log: (line: string) => void): Promise<void> => {
+  if (!existsSync(pidFile)) return
+  let recorded: { anvil_pid?: unknown; service_pid?: unknown }
+  try {
+    recorded = JSON.parse(readFileSync(pidFile, "utf8")) as typeof recorded
+  } catch {
+    rmSync(pidFile, { force: true })
+    return
+  }
+  const anvilPid = typeof recorded.anvil_pid === "number" ? recorded.anvil_pid : null
+  const servicePid = typeof recorded.service_pid === "number" ? recorded.service_pid : null
+  const cmd = anvilPid === null ? null : commandLine(anvilPid)
+  const isAnvil = cmd !== null && /anvil(\.exe)?$/.test(cmd[0] ?? "")
+  if (anvilPid !== null && isAnvil) {
+    if (servicePid !== null && servicePid !== process.pid && processAlive(servicePid)) {
+      throw new Error(`the embedded chain (${pidFile}) is in use by Anvil pid ${anvilPid} of a running service (pid ${servicePid}); stop that service first`)
+    }
+    log(`embedded chain: stopping Anvil pid ${anvilPid} left running by a service that is gone (pid ${servicePid ?? "unknown"})`)
+    try {
+      process.kill(anvilPid, "SIGTERM")
+    } catch {
+      // gone meanwhile
+    }
+    for (let i = 0; i < 250 && commandLine(anvilPid) !== null; i++) await sleep(POLL_MS)
+    if (commandLine(anvilPid) !== null) {
+      try {
+        process.kill(anvilPid, "SIGKILL")
+      } catch {
+        // gone meanwhile
+      }
+      for (let i = 0; i < 250 && commandLine(anvilPid) !== null; i++) await sleep(POLL_MS)
+    }
+  }
+  rmSync(pidFile, { force: true })
 }

@@ -57,6 +57,12 @@ export interface Chain {
   /** The receipt of a mined transaction, or null while it is pending (or unknown). */
   receipt(tx: Hash): Promise<TxReceipt | null>
   balanceOf(token: Address, owner: Address): Promise<bigint>
+  /**
+   * Only a chain that can lose its own state (the embedded Anvil): makes the chain's state durable
+   * and resolves with the block it is saved through. The chain guard (src/chain/guard.ts) calls it
+   * before the ledger relies on a block, so a SIGKILL cannot take back what was credited.
+   */
+  persist?(): Promise<bigint>
 }
 
 export class ChainService extends Context.Tag("twinbook/Chain")<ChainService, Chain>() {}

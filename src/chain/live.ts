@@ -13,7 +13,10 @@ import {
   type PublicClient
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
+import { existsSync } from "node:fs"
+import { gunzipSync } from "node:zlib"
 import { ANVIL_KEYS, type AnvilOptions, startAnvil } from "./anvil.ts"
+import { writeDurably } from "./guard.ts"
 import { type Address, type Chain, type ChainInfo, ChainService, DEPOSIT_CHAIN_ID, normalizeAddress, type TransferLog, type TxReceipt } from "./chain.ts"
 import { depositAddressOf, forwarderFactoryAbi, forwarderInitCodeHash, usdgAbi, vaultAbi } from "./contracts.ts"
 import { deployContracts, depositChain, verifyDeployment } from "./deploy.ts"
@@ -212,6 +215,7 @@ export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain,
   Effect.gen(function* () {
     let url: string
     let key: Hex
+    let persist: (() => Promise<bigint>) | undefined
     if (config.rpcUrl !== undefined) {
       if (config.operatorKey === undefined) {
         return yield* Effect.fail(new ChainStartError({ message: "an operator key is required with a chain RPC URL (CHAIN_OPERATOR_KEY)" }))
@@ -219,14 +223,38 @@ export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain,
       url = config.rpcUrl
       key = config.operatorKey
     } else {
+      // The state file is loaded at start and written only by `persist` (atomically, on the chain
+      // guard's demand and at a clean stop), never by Anvil itself: its own dump is neither atomic
+      // nor synced, and happens only on a clean exit.
+      const statePath = config.anvilStatePath
       const anvilOptions: AnvilOptions = {
         ...config.anvil,
-        args: [...(config.anvil?.args ?? []), ...(config.anvilStatePath !== undefined ? ["--state", config.anvilStatePath] : [])]
+        ...(statePath !== undefined ? { pidFile: `${statePath}.pid` } : {}),
+        args: [...(config.anvil?.args ?? []), ...(statePath !== undefined && existsSync(statePath) ? ["--load-state", statePath] : [])]
       }
       const anvil = yield* Effect.acquireRelease(
         attempt("embedded anvil", () => startAnvil(anvilOptions)),
-        (a) => Effect.promise(() => a.stop())
+        (a) =>
+          Effect.promise(async () => {
+            try {
+              if (statePath !== undefined) await saveAnvilState(a.rpcUrl, statePath)
+            } catch (err) {
+              console.error(`embedded chain: the state could not be saved at stop (${String(err)}); the last saved state stands`)
+            } finally {
+              await a.stop()
+            }
+          })
       )
+      if (statePath !== undefined) {
+        const rpcUrl = anvil.rpcUrl
+        // One save at a time; each writes a state at least as new as the one before.
+        let queue: Promise<unknown> = Promise.resolve()
+        persist = () => {
+          const run = queue.then(() => saveAnvilState(rpcUrl, statePath))
+          queue = run.catch(() => undefined)
+          return run
+        }
+      }
       url = anvil.rpcUrl
       key = config.operatorKey ?? ANVIL_KEYS[0]
       const operator = lower(privateKeyToAccount(key).address)
@@ -245,7 +273,7 @@ export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain,
       const given = info
       yield* attempt(`checking the contracts at ${url}`, () => verifyDeployment(url, given))
     }
-    return liveChain({
+    const chain = liveChain({
       rpcUrl: url,
       operatorKey: key,
       info,
@@ -253,7 +281,35 @@ export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain,
       ...(config.logAddressBatch !== undefined ? { logAddressBatch: config.logAddressBatch } : {}),
       ...(config.pollingIntervalMs !== undefined ? { pollingIntervalMs: config.pollingIntervalMs } : {})
     })
+    if (persist === undefined) return chain
+    // The deployment is saved before anything else happens on the chain.
+    yield* attempt("saving the embedded chain's state", persist)
+    return { ...chain, persist }
   })
+
+/**
+ * Writes the embedded Anvil's whole state (`anvil_dumpState`: accounts, blocks with their hashes,
+ * transactions) to `path` atomically and durably, in the JSON `--load-state` reads. Resolves with
+ * a block number the saved state holds at least (the head read before the dump).
+ */
+export const saveAnvilState = async (rpcUrl: string, path: string): Promise<bigint> => {
+  const call = async (method: string): Promise<unknown> => {
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] })
+    })
+    const body = (await res.json()) as { result?: unknown; error?: { message?: string } }
+    if (body.error !== undefined || body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? `HTTP ${res.status}`}`)
+    return body.result
+  }
+  const head = BigInt(String(await call("eth_blockNumber")))
+  const dump = String(await call("anvil_dumpState"))
+  // Anvil answers with gzip-compressed JSON in hex; --load-state reads the JSON.
+  const state = gunzipSync(Buffer.from(dump.replace(/^0x/, ""), "hex"))
+  writeDurably(path, state)
+  return head
+}
 
 export const liveChainLayer = (config: LiveChainConfig): Layer.Layer<ChainService, ChainStartError> => Layer.scoped(ChainService, makeLiveChain(config))
 

@@ -6,11 +6,13 @@
 // whether it reverts on chain or is refused before it is sent (a live chain
 // estimates gas first, so a payout that would revert never leaves). One failing
 // withdrawal never holds up the others: each is handled on its own, and the first
-// error is rethrown once the pass has been through them all.
+// error is rethrown once the pass has been through them all. While the chain guard has halted
+// (the chain lost blocks the ledger relies on) nothing is sent, confirmed or refunded.
 import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError } from "viem"
 import type { Exchange } from "../service/exchange.ts"
 import type { WithdrawalRecord } from "../service/withdrawals.ts"
 import type { Address, Chain, Hash } from "./chain.ts"
+import type { ChainGuard } from "./guard.ts"
 
 /** The chain operations payouts need. */
 export type PayoutChain = Pick<Chain, "payout" | "paidOut" | "receipt">
@@ -22,6 +24,8 @@ export interface PayoutOptions {
   readonly maxAttempts?: number
   /** Polls a sent payout may stay unknown to the chain (dropped) before it is re-sent. */
   readonly maxPendingPolls?: number
+  /** Stops payouts while halted; saves the embedded chain before a payout is confirmed. */
+  readonly guard?: ChainGuard
 }
 
 export interface PayoutReport {
@@ -48,6 +52,7 @@ export class PayoutWorker {
     const report = { sent: 0, confirmed: 0, refunded: 0 }
     let failure: { error: unknown } | null = null
     for (const w of this.o.exchange.withdrawals.open()) {
+      if (this.halted()) break
       try {
         const outcome = await this.step(w)
         if (outcome !== null) report[outcome]++
@@ -59,11 +64,17 @@ export class PayoutWorker {
     return report
   }
 
+  private halted(): boolean {
+    return this.o.guard?.isHalted ?? false
+  }
+
   /** One withdrawal's turn: what happened to it, if anything worth counting. */
   private async step(w: WithdrawalRecord): Promise<keyof PayoutReport | null> {
     const { chain, exchange } = this.o
     const id = w.id as Hash
     if (w.status === "pending") {
+      // The debit that made this withdrawal must be on disk before money leaves the vault.
+      await exchange.durableSoFar()
       const tx = (await chain.paidOut(id)) ?? (await this.send(w))
       if (tx === null) return this.failedAttempt(w, false)
       await exchange.submit({ type: "withdrawal_sent", id, txHash: tx }).durable
@@ -84,6 +95,7 @@ export class PayoutWorker {
     }
     this.unseen.delete(id)
     if (receipt.status === "success") {
+      if (this.o.guard !== undefined && !(await this.o.guard.secure(receipt.blockNumber))) return null
       await exchange.submit({ type: "withdrawal_confirmed", id }).durable
       return "confirmed"
     }

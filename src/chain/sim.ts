@@ -73,6 +73,8 @@ export interface SimChainOptions {
 export interface ReorgOptions {
   /** Transactions to leave out of the replacement blocks; by default every one is re-included. */
   readonly dropTx?: (tx: SimTx) => boolean
+  /** The order each replacement block holds its kept txs in (default: as before); log indexes follow it. */
+  readonly reorder?: (txs: SimTx[]) => SimTx[]
 }
 
 export interface FailOptions {
@@ -229,7 +231,7 @@ export class SimChain implements Chain {
    * deposit moves less); those matching `dropTx` vanish (receipt null, log gone, balances rolled
    * back). Returns the dropped txs.
    */
-  reorg(depth: number, { dropTx }: ReorgOptions = {}): SimTx[] {
+  reorg(depth: number, { dropTx, reorder }: ReorgOptions = {}): SimTx[] {
     if (count(depth, "reorg depth") < 1 || depth >= this.blocks.length) {
       throw new RangeError(`reorg depth must be in 1..${this.blocks.length - 1}, got ${depth}`)
     }
@@ -243,8 +245,29 @@ export class SimChain implements Chain {
     for (const block of replaced) {
       const kept: SimTx[] = []
       for (const { tx } of block.txs) (dropTx?.(tx) ? dropped : kept).push(tx)
-      this.append(kept, block.timestampSec)
+      this.append(reorder === undefined ? kept : reorder(kept), block.timestampSec)
     }
+    return dropped
+  }
+
+  /**
+   * Takes the chain back to block `n`, as an embedded chain restarted from an old state file
+   * does: later blocks vanish with their transactions (receipts gone, balances rolled back) and
+   * so does the pending pool. Blocks mined afterwards hash differently from those lost. Returns
+   * the lost transactions, mined and pending. A reorg deeper than the confirmation depth is
+   * `reorg(depth)`; this is the chain going back in time.
+   */
+  rollback(n: bigint): SimTx[] {
+    if (n < 0n || n > this.tip.number) throw new RangeError(`rollback target must be in 0..${this.tip.number}, got ${n}`)
+    const lost = this.blocks.splice(Number(n) + 1)
+    const dropped: SimTx[] = []
+    for (const block of [...lost].reverse()) {
+      unwindBlock(block, this.ledger)
+      for (const { tx } of block.txs) this.receipts.delete(tx.hash)
+    }
+    for (const block of lost) for (const { tx } of block.txs) dropped.push(tx)
+    for (const p of this.pool.splice(0)) dropped.push(p.tx)
+    this.fork++
     return dropped
   }
 

@@ -8,9 +8,12 @@
 //      marks them confirming, and once `confirmations` deep sweeps the forwarder
 //      into the vault and confirms them (the exchange credits linked wallets).
 // An RPC error ends the poll early; the next poll retries. Nothing is lost.
+// With a chain guard (src/chain/guard.ts) every pass first checks that the chain still holds the
+// blocks the ledger relies on; while it does not, the watcher does nothing at all.
 import type { Exchange } from "../service/exchange.ts"
 import type { DepositRecord, DepositRules } from "../service/deposits.ts"
 import type { Address, Chain, Hash, TxReceipt } from "./chain.ts"
+import type { ChainGuard } from "./guard.ts"
 
 export interface WatcherOptions {
   readonly chain: Chain
@@ -25,6 +28,8 @@ export interface WatcherOptions {
   /** Polls a sent sweep may stay unknown to the chain (dropped, e.g. by a reorg) before it is re-sent. Default 20. */
   readonly maxPendingPolls?: number
   readonly onError?: (err: unknown) => void
+  /** Halts crediting when the chain loses a block the ledger relies on; saves the embedded chain. */
+  readonly guard?: ChainGuard
 }
 
 export interface PollReport {
@@ -32,6 +37,8 @@ export interface PollReport {
   readonly detected: number
   readonly reorged: number
   readonly confirmed: number
+  /** The guard stopped this pass (the chain no longer holds what the ledger relies on). */
+  readonly halted?: boolean
 }
 
 export class DepositWatcher {
@@ -58,6 +65,8 @@ export class DepositWatcher {
     let reorged = 0
     let confirmed = 0
     const head = await chain.head()
+    const guard = this.o.guard
+    if (guard !== undefined && !(await guard.begin(head))) return { head, detected, reorged, confirmed, halted: guard.isHalted }
     const addresses = [...exchange.watched.keys()] as Address[]
     if (addresses.length > 0) {
       const floor = this.o.startBlock ?? 0n
@@ -65,6 +74,9 @@ export class DepositWatcher {
       if (from < floor) from = floor
       for (const log of await chain.transfersTo(addresses, from, head)) {
         if (exchange.deposits.byKey.has(`${log.txHash}:${log.logIndex}`)) continue
+        // The same transaction confirmed in another block: re-included after a deep reorg the
+        // operator resumed from, perhaps at another log index. Its tokens were credited already.
+        if (exchange.deposits.ofTx(log.txHash).some((d) => d.confirmed && d.blockHash !== log.blockHash)) continue
         await this.submit({
           type: "deposit_detected",
           txHash: log.txHash,
@@ -94,9 +106,13 @@ export class DepositWatcher {
       if (d.stage === "detected") await this.submit({ type: "deposit_confirming", key: d.key })
       const depth = head - BigInt(d.blockNumber) + 1n
       if (depth < BigInt(this.o.confirmations)) continue
+      // Credit only beneath the checkpoint, so a later pass can tell if the chain loses the block.
+      if (guard !== undefined && !guard.covers(BigInt(d.blockNumber))) continue
       const sweepKey = `${d.wallet}:${d.token}`
       used.add(sweepKey)
-      if (await this.swept(d, sweepKey, head, receipts)) {
+      const sweptIn = await this.swept(d, sweepKey, head, receipts)
+      // The embedded chain saves its state through the sweep before the ledger relies on it.
+      if (sweptIn !== null && (guard === undefined || (await guard.secure(sweptIn)))) {
         await this.submit({ type: "deposit_confirmed", key: d.key })
         confirmed++
       }
@@ -106,12 +122,12 @@ export class DepositWatcher {
   }
 
   /**
-   * True once a sweep that moved `d`'s funds into the vault is mined. A sweep moves the forwarder's
+   * The block of a mined sweep that moved `d`'s funds into the vault, or null while there is none. A sweep moves the forwarder's
    * whole balance, so one sweep serves every deposit mined before it was sent (`head`): deposits
    * to one address share it, and only a deposit mined later needs another. A sweep that reverts,
    * or stays unknown to the chain for `maxPendingPolls` passes (a reorg dropped it), is replaced.
    */
-  private async swept(d: DepositRecord, key: string, head: bigint, receipts: Map<Hash, TxReceipt | null>): Promise<boolean> {
+  private async swept(d: DepositRecord, key: string, head: bigint, receipts: Map<Hash, TxReceipt | null>): Promise<bigint | null> {
     let sweep = this.sweeps.get(key)
     if (sweep === undefined || sweep.head < BigInt(d.blockNumber)) {
       sweep = { tx: await this.o.chain.sweep(d.wallet as Address, d.token as Address), head, unseen: 0 }
@@ -126,12 +142,12 @@ export class DepositWatcher {
       // A second sweep is harmless: it moves whatever is left.
       if (receipt === null && first && ++sweep.unseen >= (this.o.maxPendingPolls ?? 20)) this.sweeps.delete(key)
     }
-    if (receipt === null) return false
+    if (receipt === null) return null
     if (receipt.status === "reverted" || receipt.blockNumber <= BigInt(d.blockNumber)) {
       if (this.sweeps.get(key) === sweep) this.sweeps.delete(key)
-      return false
+      return null
     }
-    return true
+    return receipt.blockNumber
   }
 
   private async submit(cmd: Parameters<Exchange["submit"]>[0]): Promise<void> {

@@ -1,43 +1,82 @@
-// Client-side Ed25519 keys and signatures (@noble/ed25519): used by test
-// clients, simulated agents and benchmarks. The server verifies with node:crypto.
-import { createPrivateKey, sign as cryptoSign } from "node:crypto"
+// Client-side Ed25519 keys and signatures with @noble/ed25519: browser-safe (no node:
+// imports, no Buffer). The user key IS the account: whoever holds the 32-byte secret can
+// trade and withdraw, so exporting it is a backup, never something to paste into a site.
+// The server verifies with node:crypto; keys-node.ts has the fast Node-only signer.
 import * as ed from "@noble/ed25519"
 import { sha256, sha512 } from "@noble/hashes/sha2.js"
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js"
 import bs58 from "bs58"
-import { orderMessage, type OrderMessageFields, sessionMessage } from "../auth/messages.ts"
+import { orderMessage, type OrderMessageFields, sessionMessage, walletLinkMessage, withdrawMessage } from "../auth/messages.ts"
 
 ed.hashes.sha512 = sha512
 
 export interface UserKey {
+  /** The base58 public key: the user id on every route. */
   readonly user: string
   readonly secretKey: Uint8Array
+  /** Ed25519 signature over `message`, hex without 0x (SPEC §2). */
   sign(message: Uint8Array): string
 }
 
-const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex")
+const utf8 = new TextEncoder()
+
+/** The base58 public key of a 32-byte secret. */
+export const publicKeyOf = (secretKey: Uint8Array): string => bs58.encode(ed.getPublicKey(secretKey))
 
 export const keyFromSecret = (secretKey: Uint8Array): UserKey => {
-  const publicKey = ed.getPublicKey(secretKey)
-  return { user: bs58.encode(publicKey), secretKey, sign: (message) => toHex(ed.sign(message, secretKey)) }
+  if (secretKey.length !== 32) throw new RangeError("an Ed25519 secret key is 32 bytes")
+  const secret = Uint8Array.from(secretKey)
+  return { user: publicKeyOf(secret), secretKey: secret, sign: (message) => bytesToHex(ed.sign(message, secret)) }
 }
 
-const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex")
+/** A deterministic key from a label: the same label gives the same user everywhere (tests, demos). */
+export const keyFromLabel = (label: string): UserKey => keyFromSecret(sha256(utf8.encode(`twinbook-key:${label}`)))
+
+const cryptoRandomBytes = (n: number): Uint8Array => globalThis.crypto.getRandomValues(new Uint8Array(n)) // live-only: a new user key must be unpredictable
 
 /**
- * The same key signing through node:crypto (~30k signatures/s against noble's few
- * thousand): Ed25519 signatures are deterministic, so the bytes are identical. The
- * simulator's agents use it; tests keep noble so client and server differ in code.
+ * A fresh key. `randomBytes` defaults to the platform CSPRNG (`crypto.getRandomValues`,
+ * in browsers and Node 20); the simulator passes its seeded Rng's bytes instead.
  */
-export const fastKeyFromSecret = (secretKey: Uint8Array): UserKey => {
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, secretKey]), format: "der", type: "pkcs8" })
-  const publicKey = ed.getPublicKey(secretKey)
-  return { user: bs58.encode(publicKey), secretKey, sign: (message) => cryptoSign(null, message, privateKey).toString("hex") }
+export const generateKey = (randomBytes: (n: number) => Uint8Array = cryptoRandomBytes): UserKey => keyFromSecret(randomBytes(32))
+
+// ---- backup: the 32-byte secret as hex (64 chars) or base58 ----
+
+export const exportSecretHex = (key: UserKey): string => bytesToHex(key.secretKey)
+export const exportSecretBase58 = (key: UserKey): string => bs58.encode(key.secretKey)
+
+/**
+ * A key from a backed-up secret: 64 hex characters (optional 0x) or base58 of 32 bytes.
+ * Throws RangeError with a readable message otherwise.
+ */
+export const importSecret = (text: string): UserKey => {
+  const s = text.trim()
+  if (/^(0x)?[0-9a-fA-F]{64}$/.test(s)) return keyFromSecret(hexToBytes(s.replace(/^0x/, "")))
+  let bytes: Uint8Array
+  try {
+    bytes = bs58.decode(s)
+  } catch {
+    throw new RangeError("not a secret key: expected 64 hex characters or base58")
+  }
+  if (bytes.length !== 32) throw new RangeError(`not a secret key: base58 decodes to ${bytes.length} bytes, expected 32`)
+  return keyFromSecret(bytes)
 }
 
-/** A deterministic key from a label: the same label gives the same user everywhere. */
-export const keyFromLabel = (label: string): UserKey => keyFromSecret(sha256(new TextEncoder().encode(`twinbook-key:${label}`)))
+// ---- signatures over SPEC §5's messages ----
 
+/** The session bootstrap (register, and the `user:` channel proof). */
 export const signSession = (key: UserKey, timestampSec: number): string => key.sign(sessionMessage(key.user, timestampSec))
 
-export const signOrder = (key: UserKey, fields: Omit<OrderMessageFields, "user">): string =>
-  key.sign(orderMessage({ ...fields, user: key.user }))
+/** The canonical 90-byte order message; `marketId` exactly as sent (hex id or slug). */
+export const signOrder = (key: UserKey, fields: Omit<OrderMessageFields, "user">): string => key.sign(orderMessage({ ...fields, user: key.user }))
+
+/** The user-key half of a wallet link (the EVM wallet signs the same text with personal_sign). */
+export const signWalletLink = (key: UserKey, wallet: string, timestampSec: number): string =>
+  key.sign(utf8.encode(walletLinkMessage(key.user, wallet.toLowerCase(), timestampSec)))
+
+/** A withdraw to the linked wallet (lowercased here, as the server builds it). */
+export const signWithdraw = (key: UserKey, wallet: string, amountMicro: number, nonce: number): string =>
+  key.sign(utf8.encode(withdrawMessage(key.user, wallet.toLowerCase(), amountMicro, nonce)))
+
+/** An LP delegation: the user key signs `message_bytes_hex` of `POST /v1/lp-bot/session/new`. */
+export const signDelegation = (key: UserKey, messageBytesHex: string): string => key.sign(hexToBytes(messageBytesHex))

@@ -149,7 +149,7 @@ export class FeedHub {
     const channel = typeof m.channel === "string" ? m.channel : null
     switch (m.type) {
       case "ping":
-        return this.send(socket, frame({ type: "pong", ts: this.nowMs() }))
+        return this.send(socket, frame({ type: "pong", ts: this.exchange.journalMs() }))
       case "subscribe":
         return this.subscribe(socket, channel, m)
       case "unsubscribe": {
@@ -198,13 +198,13 @@ export class FeedHub {
       const sig = parseSignatureHex(m.signature)
       const ts = m.timestamp
       if (sig === null || typeof ts !== "number" || !Number.isSafeInteger(ts)) return reject("bad_request")
-      if (Math.abs(Math.floor(this.nowMs() / 1000) - ts) > USER_PROOF_WINDOW_SEC) return reject("unauthorized")
+      if (Math.abs(Math.floor(this.nowMs() / 1000) - ts) > USER_PROOF_WINDOW_SEC) return reject("unauthorized") // live-only: a client's signed timestamp is checked against the wall clock
       ok = verifyUser(addr, sessionMessage(addr, ts), sig)
       if (!ok) return reject(socket.cookieUser !== null && socket.cookieUser !== addr ? "address_mismatch" : "unauthorized")
     }
     if (!this.add(socket, channel)) return
     this.send(socket, frame({ type: "subscribed", channel }))
-    this.send(socket, frame({ type: "portfolio_snapshot", user: addr, ts: this.nowMs(), state: portfolioState(this.exchange, addr) }))
+    this.send(socket, frame({ type: "portfolio_snapshot", user: addr, ts: this.exchange.journalMs(), state: portfolioState(this.exchange, addr) }))
   }
 
   /** Subscribes; a connection past its subscription limit is closed (1008) and false returned. */
@@ -256,7 +256,7 @@ export class FeedHub {
       const { builder_fee: _omit, ...trade } = t
       this.broadcast(`trades:${t.market_id}`, frame({ type: "trade", market_id: t.market_id, trade }))
     }
-    const ts = this.nowMs()
+    const ts = this.exchange.journalMs()
     for (const marketId of this.dirtyMarkets) {
       const key = `book:${marketId}`
       if (this.subscribers.get(key)?.size) {

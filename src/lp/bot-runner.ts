@@ -1,7 +1,10 @@
 // The server-managed LP bot's loop (SPEC §1 "Server-managed bot", §4 "LP bot"), driven
-// by an explicit `tick(nowMs)`: a timer live, the simulator's scheduler in simulation,
-// so nothing in here reads a clock or sets a timer. Each tick it also journals the
-// rewards configuration when it changed and pays every closed rewards day.
+// by an explicit `tick(monoMs)`: a timer live, the simulator's scheduler in simulation,
+// so nothing in here sets a timer. Its schedule runs on the monotonic time it is handed;
+// business time (session expiry, strategy time, which days are over) is the journal's
+// (docs/time.md). Each tick it also checks the clocks for a wall-clock step, journals the
+// rewards configuration when it changed, a rewards sample once a minute of monotonic time,
+// and pays every closed rewards day.
 //
 // Per running bot and market: build the StrategyInput from the exchange, step the
 // strategy, and on an acting decision journal `lp_bot_step` (which cancels the bot's
@@ -16,7 +19,7 @@ import { LIMITS } from "../api/rate-limit.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { RewardsParams } from "../service/commands.ts"
 import type { BotMarket, BotRecord } from "../service/lp-book.ts"
-import { dayOfSec } from "../service/rewards-book.ts"
+import { dayOfSec, MINUTE_SEC } from "../service/rewards-book.ts"
 import { botMarketView } from "./bot-market.ts"
 import { type OrderSpec, quotesToOrders } from "./quotes.ts"
 import { parseStrategySpec } from "./strategy-spec.ts"
@@ -58,16 +61,18 @@ export class LpBotRunner {
   private readonly strategies = new Map<string, Strategy>()
   private readonly keys = new Map<string, SessionKey>()
   private inFlight: Promise<TickReport> | null = null
+  /** Monotonic time of the last rewards sample this process journaled. */
+  private lastSampleMonoMs: number | null = null
 
   constructor(
     private readonly ctx: AppCtx,
     private readonly onError: (err: unknown) => void = () => {}
   ) {}
 
-  /** One pass; a tick called while one runs gets that run's report instead of overlapping it. */
-  tick(nowMs: number): Promise<TickReport> {
+  /** One pass at monotonic time `monoMs`; a tick called while one runs gets that run's report instead of overlapping it. */
+  tick(monoMs: number): Promise<TickReport> {
     if (this.inFlight !== null) return this.inFlight
-    const run = this.run(Math.floor(nowMs / 1000)).finally(() => {
+    const run = this.run(monoMs).finally(() => {
       this.inFlight = null
     })
     this.inFlight = run
@@ -79,12 +84,19 @@ export class LpBotRunner {
     await this.inFlight?.catch(() => {})
   }
 
-  private async run(nowSec: number): Promise<TickReport> {
+  private async run(monoMs: number): Promise<TickReport> {
     const x = this.ctx.exchange
     const counts: Counts = { steps: 0, placed: 0, rejected: 0, stopped: 0, paidDays: [] }
+    this.ctx.clockWatch?.check()
     const params = rewardsParams(this.ctx.config.rewards)
     if (!sameParams(x.rewards.config, params)) await x.submit({ type: "set_rewards_config", config: params }).durable
-    // A day closes on the first record at or after its midnight; pay_rewards is that record.
+    // Sampling follows real (monotonic) minutes, never the wall clock's jumps (docs/rewards.md "Clock steps").
+    if (this.lastSampleMonoMs === null || monoMs - this.lastSampleMonoMs >= MINUTE_SEC * 1000) {
+      this.lastSampleMonoMs = monoMs
+      await x.submit({ type: "rewards_sample" }).durable
+    }
+    const nowSec = x.journalSec()
+    // A day closes once journal time has left it; pay_rewards is journaled after that.
     for (const day of [...x.rewards.days.keys()].sort((a, b) => a - b)) {
       if (day >= dayOfSec(nowSec)) break
       const { result, durable } = x.submit({ type: "pay_rewards", day })

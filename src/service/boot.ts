@@ -2,6 +2,7 @@
 // node transport. Time comes in as `nowMs` (the Clock layer's reading), so
 // tests and the simulator drive it with a test clock. In durable mode the
 // journal, snapshots and the DuckDB history store live under `dataDir`.
+import { join } from "node:path"
 import { type App, makeApp, type OnError } from "../api/app.ts"
 import { EdgeCache } from "../api/cache.ts"
 import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
@@ -14,15 +15,21 @@ import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
 import { LpBotRunner } from "../lp/bot-runner.ts"
 import { HistoryStore } from "../store/history-db.ts"
 import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
+import { STORAGE_FAILURE_EXIT, storageFailureLine } from "../store/storage.ts"
 import { type ChainServices, type ChainServicesOptions, startChainServices } from "./chain-services.ts"
+import { fileCheckpointStore } from "../chain/guard.ts"
 import { Exchange, memoryJournal } from "./exchange.ts"
+import { ClockWatch, liveMonoClock } from "../time/clock.ts"
 
 export interface ServiceOptions {
   readonly host: string
   /** Security events (src/api/context.ts AppCtx.log); one JSON line each live. */
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
   readonly port: number
+  /** The wall clock (see CoreOptions). */
   readonly nowMs: () => number
+  /** The monotonic clock (see CoreOptions); the live one when absent. */
+  readonly monoMs?: () => number
   readonly secret: Uint8Array
   readonly config: AppConfig
   /** Journal and snapshots live here when given; otherwise state is in memory only. */
@@ -156,7 +163,10 @@ const openDurableWithHistory = async (
 }
 
 export interface CoreOptions {
+  /** The wall clock: it stamps commands (Exchange.journalMs) and checks signed timestamps, nothing else (docs/time.md). */
   readonly nowMs: () => number
+  /** The monotonic clock for durations (limits, TTLs, schedules); the live one when absent. */
+  readonly monoMs?: () => number
   /** Security events (src/api/context.ts AppCtx.log). */
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
   readonly secret: Uint8Array
@@ -181,6 +191,7 @@ export interface Core {
  */
 export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
   const limits = abuseLimits(opts.config)
+  const monoMs = opts.monoMs ?? liveMonoClock.monoMs
   const hub = new FeedHub(exchange, opts.nowMs, {
     connectionsPerAddress: limits.wsConnectionsPerAddress,
     subscriptionsPerConnection: limits.wsSubscriptionsPerConnection
@@ -188,10 +199,12 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
   const ctx: AppCtx = {
     exchange,
     nowMs: opts.nowMs,
+    monoMs,
+    clockWatch: new ClockWatch(opts.nowMs, monoMs, opts.log),
     secret: opts.secret,
     config: opts.config,
-    limiter: new RateLimiter(opts.nowMs),
-    cache: new EdgeCache(opts.nowMs),
+    limiter: new RateLimiter(monoMs),
+    cache: new EdgeCache(monoMs),
     verifier: opts.verifier ?? inlineVerifier(),
     binding: { withdraw: "up" },
     ...(opts.log === undefined ? {} : { log: opts.log })
@@ -203,8 +216,9 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
   const onFatal =
     opts.onFatal ??
     ((err: unknown) => {
-      console.error("journal write failed; stopping", err)
-      process.exit(70)
+      // Fail-stop (docs/durability.md): nothing unwritten was acknowledged; a restart recovers what was.
+      console.error(storageFailureLine(opts.dataDir ?? "(none)", err))
+      process.exit(STORAGE_FAILURE_EXIT)
     })
   const opened = opts.dataDir === undefined ? null : await openDurableWithHistory(opts.dataDir, opts.nowMs, onFatal)
   const durable = opened?.durable ?? null
@@ -226,7 +240,17 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
   })
   const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })
   const chainServices =
-    opts.chain === undefined ? null : await startChainServices(exchange, opts.nowMs, opts.chain, opts.onError ?? (() => {}))
+    opts.chain === undefined ? null : await startChainServices(
+          exchange,
+          {
+            monoMs: ctx.monoMs,
+            nowMs: opts.nowMs,
+            // The chain guard's checkpoint is durable beside the journal (docs/decisions.md § Chain guard).
+            ...(opts.dataDir === undefined ? {} : { checkpoint: fileCheckpointStore(join(opts.dataDir, "chain-checkpoint.json")) }),
+            ...opts.chain
+          },
+          opts.onError ?? (() => {})
+        )
   const intervalSec = opts.snapshotIntervalSec ?? 0
   const timer =
     durable !== null && intervalSec > 0
@@ -234,7 +258,7 @@ export const startService = async (opts: ServiceOptions): Promise<Service> => {
       : null
   timer?.unref()
   const lpTickMs = opts.lpTickMs ?? 1000
-  const lpTimer = lpTickMs > 0 ? setInterval(() => void lpBots.tick(opts.nowMs()).catch((err) => opts.onError?.(err)), lpTickMs) : null
+  const lpTimer = lpTickMs > 0 ? setInterval(() => void lpBots.tick(ctx.monoMs()).catch((err) => opts.onError?.(err)), lpTickMs) : null
   lpTimer?.unref()
   // The store takes records only once the journal holds them: capture the seq, sync, flush through it.
   const flushHistory = async (): Promise<void> => {

@@ -1,12 +1,15 @@
 // The service's chain side, started beside the API when a Chain is configured:
 // the deposit service on its own port, the deposit watcher and the payout worker,
-// polled on a timer (the simulator calls `poll` itself instead).
+// polled on a timer (the simulator calls `poll` itself instead). The chain guard checks every
+// pass that the chain still holds what the ledger relies on, and halts both workers when not.
 import { listen, type RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../api/rate-limit.ts"
 import type { Chain } from "../chain/chain.ts"
+import { ChainGuard, type CheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
 import { PayoutWorker } from "../chain/payouts.ts"
 import { DepositWatcher } from "../chain/watcher.ts"
 import { makeDepositApp } from "../deposit/app.ts"
+import { liveMonoClock } from "../time/clock.ts"
 import type { Exchange } from "./exchange.ts"
 
 export interface ChainServicesOptions {
@@ -21,12 +24,21 @@ export interface ChainServicesOptions {
   readonly minUsdgMicro: number
   readonly maxPerTxMicro: number
   readonly corsOrigins: ReadonlySet<string>
+  /** The monotonic clock for the deposit service's rate limits (src/time/clock.ts); the live one when absent. */
+  readonly monoMs?: () => number
+  /** The wall clock (session cookies on its WebSocket upgrades); set by boot. */
+  readonly nowMs?: () => number
+  /** Where the chain checkpoint is kept (boot: DATA_DIR/chain-checkpoint.json); in memory when absent. */
+  readonly checkpoint?: CheckpointStore
+  /** The guard's halt and resume lines; stderr when absent. */
+  readonly log?: (line: string) => void
 }
 
 export interface ChainServices {
   readonly deposit: RunningServer
   readonly watcher: DepositWatcher
   readonly payouts: PayoutWorker
+  readonly guard: ChainGuard
   /** One watcher pass and one payout pass. */
   poll(): Promise<void>
   close(): Promise<void>
@@ -34,18 +46,26 @@ export interface ChainServices {
 
 export const startChainServices = async (
   exchange: Exchange,
-  nowMs: () => number,
   o: ChainServicesOptions,
   onError: (err: unknown) => void
 ): Promise<ChainServices> => {
   const rules = { token: o.chain.info.token.toLowerCase(), minMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro }
   const app = makeDepositApp(
-    { exchange, chain: o.chain, limiter: new RateLimiter(nowMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
+    { exchange, chain: o.chain, limiter: new RateLimiter(o.monoMs ?? liveMonoClock.monoMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
     onError
   )
-  const deposit = await listen({ app, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs, corsOrigins: o.corsOrigins })
-  const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError })
-  const payouts = new PayoutWorker({ chain: o.chain, exchange })
+  const deposit = await listen({ app, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs: o.nowMs ?? (() => exchange.journalMs()), corsOrigins: o.corsOrigins })
+  const guard = new ChainGuard({
+    chain: o.chain,
+    exchange,
+    store: o.checkpoint ?? memoryCheckpointStore(),
+    confirmations: o.confirmations,
+    log: o.log ?? ((line) => console.error(line))
+  })
+  // Operational, not journaled: the operator route reads the guard's status through the exchange.
+  exchange.chainGuard = guard
+  const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError, guard })
+  const payouts = new PayoutWorker({ chain: o.chain, exchange, guard })
   // An RPC hiccup ends a pass early; the next one retries. Both passes always run, unless the
   // services are closing. `close` waits for passes in flight: the journal closes after them.
   let closing = false
@@ -74,12 +94,14 @@ export const startChainServices = async (
     deposit,
     watcher,
     payouts,
+    guard,
     poll,
     close: async () => {
       if (timer !== null) clearInterval(timer)
       closing = true
       await deposit.close()
       await Promise.all(inFlight)
+      if (exchange.chainGuard === guard) exchange.chainGuard = null
     }
   }
 }

@@ -81,6 +81,8 @@ export type ServiceCommand =
       readonly state: StrategyState
     }
   | { readonly type: "set_rewards_config"; readonly config: RewardsParams }
+  /** One rewards sample of the resting books (the LP worker journals one per minute of monotonic time). */
+  | { readonly type: "rewards_sample" }
   /** Pays a closed UTC day (days since the epoch) of the LP pool, exactly once. */
   | { readonly type: "pay_rewards"; readonly day: number }
 

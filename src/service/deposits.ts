@@ -50,12 +50,17 @@ export const depositProblem = (d: { token: string; amountMicro: number }, rules:
 export class DepositBook {
   readonly byKey = new Map<string, DepositRecord>()
   private readonly byWallet = new Map<string, DepositRecord[]>()
+  /** Records by transaction: a transfer re-included after a deep reorg is known by its tx. */
+  private readonly byTx = new Map<string, DepositRecord[]>()
 
   add(record: DepositRecord): void {
     this.byKey.set(record.key, record)
     const list = this.byWallet.get(record.wallet)
     if (list === undefined) this.byWallet.set(record.wallet, [record])
     else list.push(record)
+    const ofTx = this.byTx.get(record.txHash)
+    if (ofTx === undefined) this.byTx.set(record.txHash, [record])
+    else ofTx.push(record)
   }
 
   remove(key: string): void {
@@ -64,6 +69,14 @@ export class DepositBook {
     this.byKey.delete(key)
     const list = this.byWallet.get(record.wallet)!
     list.splice(list.indexOf(record), 1)
+    const ofTx = this.byTx.get(record.txHash)!
+    ofTx.splice(ofTx.indexOf(record), 1)
+    if (ofTx.length === 0) this.byTx.delete(record.txHash)
+  }
+
+  /** Records of transaction `txHash` (every log of it that was seen). */
+  ofTx(txHash: string): ReadonlyArray<DepositRecord> {
+    return this.byTx.get(txHash) ?? []
   }
 
   ofWallet(wallet: string): ReadonlyArray<DepositRecord> {

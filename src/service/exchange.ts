@@ -2,6 +2,7 @@
 // history projections, advanced only by journal records. `submit` stamps a
 // command with the next sequence number and the Clock's time, appends it to
 // the journal and applies it; `apply` alone is what replay uses.
+import type { ChainGuard } from "../chain/guard.ts"
 import { Engine } from "../engine/engine.ts"
 import type { Command as EngineCommand, EngineEvent } from "../engine/types.ts"
 import { Catalog, type EventRecord } from "./catalog.ts"
@@ -72,10 +73,15 @@ export class Exchange {
   rewards = new RewardsBook()
   lastSeq = 0
   tsSec = 0
+  /** Operational, not journaled: the chain side's guard, when one runs (the operator status route reads it). */
+  chainGuard: Pick<ChainGuard, "status" | "resume"> | null = null
   private readonly listeners: Listener[] = []
+  /** The newest append's promise: the journal acknowledges in order, so it covers every earlier one. */
+  private lastAppend: Promise<void> = Promise.resolve()
 
   constructor(
-    private readonly nowMs: () => number,
+    /** The wall clock: read in `journalMs` only, the one place it enters (docs/time.md). */
+    private readonly wallMs: () => number,
     private readonly journal: JournalSink
   ) {}
 
@@ -83,23 +89,45 @@ export class Exchange {
     this.listeners.push(listener)
   }
 
+  /**
+   * Business time now: what the next record would be stamped with — the wall clock, but
+   * never earlier than the last record's time, so it never goes backwards. The wall
+   * clock's one entry into the service (the wall-clock guard in test/determinism).
+   */
+  journalMs(): number {
+    return Math.max(this.tsSec * 1000, this.wallMs()) // stamp: the wall clock enters business time here and nowhere else
+  }
+
+  journalSec(): number {
+    return Math.floor(this.journalMs() / 1000)
+  }
+
+  /** Journal time in seconds (the name older callers use; see `journalSec`). */
   nowSec(): number {
-    return Math.floor(this.nowMs() / 1000)
+    return this.journalSec()
   }
 
   /** Stamps, journals and applies a command; `durable` resolves when the journal has it. */
   submit(cmd: ServiceCommand): { result: ApplyResult; durable: Promise<void> } {
-    const record: JournalRecord = { seq: this.lastSeq + 1, tsSec: Math.max(this.tsSec, this.nowSec()), cmd }
+    const record: JournalRecord = { seq: this.lastSeq + 1, tsSec: this.journalSec(), cmd }
     const durable = this.journal.append(record)
+    this.lastAppend = durable
     return { result: this.apply(record), durable }
+  }
+
+  /**
+   * Resolves once every record submitted so far is durable (rejects if the journal failed).
+   * Whatever acts outside the ledger on applied state — a payout on chain — waits for it, so
+   * a crash can never leave the world changed by a record the journal lost.
+   */
+  durableSoFar(): Promise<void> {
+    return this.lastAppend
   }
 
   apply(record: JournalRecord): ApplyResult {
     if (record.seq !== this.lastSeq + 1) throw new Error(`journal gap: record ${record.seq} after ${this.lastSeq}`)
     this.lastSeq = record.seq
     this.tsSec = record.tsSec
-    // The books stood still since the previous record: sample the minutes in between first.
-    this.rewards.advance(record.tsSec, this.engine)
     const result = this.dispatch(record.cmd)
     for (const l of this.listeners) l(record, result)
     return result
@@ -337,6 +365,10 @@ export class Exchange {
       }
       case "set_rewards_config":
         this.rewards.setConfig(cmd.config, this.tsSec)
+        return { events }
+      case "rewards_sample":
+        // One sampling interval of the books as they stand, credited to the journal's day.
+        this.rewards.sample(this.tsSec, this.engine)
         return { events }
       case "pay_rewards": {
         const paid = this.rewards.pay(cmd.day, this.tsSec, (user, amountMicro, ref) =>

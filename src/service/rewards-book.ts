@@ -1,8 +1,11 @@
 // The daily LP pool's state inside the exchange (SPEC §1 second income stream; the
 // arithmetic is src/lp/rewards*.ts, the rules docs/rewards.md). Accrual is a pure
-// function of the journal: before a record is applied, every whole minute since the
-// last one is sampled from the resting books as they stood (nothing changed between
-// records), split at 00:00 UTC. A closed day is paid by a journaled `pay_rewards`.
+// function of the journal: each journaled `rewards_sample` (the LP worker writes one per
+// minute of monotonic time) samples the resting books once and credits that one minute to
+// the UTC day of its journal time. Minutes nobody sampled earn nothing, so a wall-clock
+// jump forward credits one sample, never the skipped minutes, and a day is paid only if it
+// was sampled. Journal time never goes backwards, so a paid day never accrues again.
+// A closed day is paid by a journaled `pay_rewards`.
 import type { Engine } from "../engine/engine.ts"
 import type { BookSide } from "../engine/book.ts"
 import { addSample, type DayAccrual, emptyDay, type MarketSample, marketSample, type RestingQuote } from "../lp/rewards.ts"
@@ -86,7 +89,7 @@ export const dayLabel = (day: number): string => {
 export class RewardsBook {
   /** Null until the service journals its configuration: no accrual before that. */
   config: RewardsParams | null = null
-  /** Every minute before this one (unix minutes) has been sampled. */
+  /** The journal minute (unix minutes) of the last sample; null until configured. */
   cursorMin: number | null = null
   readonly days = new Map<number, DayState>()
   /** Ascending by day. */
@@ -99,15 +102,13 @@ export class RewardsBook {
   }
 
   /**
-   * Samples the minutes elapsed before `tsSec`: the books are unchanged since the last
-   * record, so one sample per market counts for all of them (`minutes` > 1), split at day
-   * boundaries. A day that closes with nobody scored is dropped: it has nothing to pay.
+   * One sample of every active market's resting book, credited as one minute to the day of
+   * `tsSec` (journal time). Days that closed before it with nobody scored are dropped: they
+   * have nothing to pay.
    */
-  advance(tsSec: number, engine: Engine): void {
+  sample(tsSec: number, engine: Engine): void {
     const config = this.config
-    if (config === null || this.cursorMin === null) return
-    const nowMin = Math.floor(tsSec / MINUTE_SEC)
-    if (nowMin <= this.cursorMin) return
+    if (config === null) return
     const samples: Array<readonly [string, MarketSample]> = []
     for (const id of [...engine.markets.keys()].sort()) {
       const m = engine.markets.get(id)!
@@ -117,17 +118,10 @@ export class RewardsBook {
       sideQuotes(m.asks, quotes)
       samples.push([id, marketSample(quotes, { bandSpreadBpsMax: config.bandSpreadBpsMax, minSizeContracts: config.minSizeContracts })])
     }
-    for (let m = this.cursorMin; m < nowMin; ) {
-      const day = Math.floor(m / DAY_MIN)
-      const end = Math.min(nowMin, (day + 1) * DAY_MIN)
-      this.addMinutes(day, samples, end - m)
-      if (end === (day + 1) * DAY_MIN) {
-        const state = this.days.get(day)
-        if (state !== undefined && state.scored.size === 0) this.days.delete(day)
-      }
-      m = end
-    }
-    this.cursorMin = nowMin
+    const day = dayOfSec(tsSec)
+    for (const [d, state] of this.days) if (d < day && state.scored.size === 0) this.days.delete(d)
+    this.addMinutes(day, samples, 1)
+    this.cursorMin = Math.floor(tsSec / MINUTE_SEC)
   }
 
   private addMinutes(day: number, samples: ReadonlyArray<readonly [string, MarketSample]>, minutes: number): void {
@@ -140,10 +134,10 @@ export class RewardsBook {
     }
   }
 
-  /** Days whose every minute has been sampled and that are not paid yet, ascending. */
-  closedUnpaidDays(): number[] {
-    const cursor = this.cursorMin ?? 0
-    return [...this.days.keys()].filter((d) => (d + 1) * DAY_MIN <= cursor).sort((a, b) => a - b)
+  /** Sampled days that journal time `tsSec` has left behind and that are not paid yet, ascending. */
+  closedUnpaidDays(tsSec: number): number[] {
+    const today = dayOfSec(tsSec)
+    return [...this.days.keys()].filter((d) => d < today).sort((a, b) => a - b)
   }
 
   /**
@@ -167,7 +161,7 @@ export class RewardsBook {
   /** Pays a closed day once: credits every maker, records the day, forgets its accrual. */
   pay(day: number, tsSec: number, credit: Credit): PaidDay | null {
     const params = this.allocationParams(day)
-    if (params === null || !this.closedUnpaidDays().includes(day)) return null
+    if (params === null || !this.closedUnpaidDays(tsSec).includes(day)) return null
     const alloc = allocateDay(this.days.get(day)!.accrual, params)
     const payouts: PaidEntry[] = []
     let paidMicro = 0

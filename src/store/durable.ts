@@ -1,18 +1,33 @@
 // Durable exchange state under DATA_DIR: recovery at start-up (newest valid
 // snapshot + replay of the journal after it, torn tail truncated and reported)
-// and snapshots that only ever contain durable records.
+// and snapshots that only ever contain durable records. Recovery says what it did
+// (`describeRecovery`): each skipped snapshot and why, and a full replay when no
+// snapshot could be used. Files go through the Storage port (node:fs, or sim's disk).
 import { join } from "node:path"
 import { type ExchangeSnapshot, restoreExchange, takeExchangeSnapshot } from "../service/exchange-snapshot.ts"
 import { Exchange, type JournalSink } from "../service/exchange.ts"
-import { type Journal, openJournal, scanJournal, type TornTail } from "./file-journal.ts"
-import { loadLatestSnapshot, pruneSnapshots, writeSnapshot } from "./snapshots.ts"
+import { type Journal, type JournalOptions, openJournal, scanJournal, type TornTail } from "./file-journal.ts"
+import { pruneSnapshots, scanSnapshots, type SkippedSnapshot, writeSnapshot } from "./snapshots.ts"
+import { nodeStorage, type Storage } from "./storage.ts"
 
 export interface RecoveryReport {
   readonly snapshotSeq: number | null
-  readonly skippedSnapshots: ReadonlyArray<string>
+  /** Snapshots passed over (newest first), each with why and where it was moved. */
+  readonly skippedSnapshots: ReadonlyArray<SkippedSnapshot>
   readonly replayed: number
   readonly lastSeq: number
   readonly tornTail: TornTail | null
+}
+
+/** The start-up lines recovery prints: one per skipped snapshot, the fallback to a full replay, a cut tail. */
+export const describeRecovery = (r: RecoveryReport): string[] => {
+  const lines: string[] = []
+  for (const s of r.skippedSnapshots) lines.push(`snapshot skipped  ${s.path}: ${s.reason}${s.movedTo === null ? "" : `; moved to ${s.movedTo}`}`)
+  if (r.snapshotSeq === null && r.skippedSnapshots.length > 0) {
+    lines.push(`recovery          no usable snapshot (${r.skippedSnapshots.length} skipped): full replay of the journal from seq 1 (${r.replayed} records)`)
+  }
+  if (r.tornTail !== null) lines.push(`journal tail      ${r.tornTail.problem}: truncated ${r.tornTail.droppedBytes} bytes of ${r.tornTail.segment}`)
+  return lines
 }
 
 export interface DurableExchange {
@@ -37,15 +52,17 @@ export const recoverExchange = (
   dataDir: string,
   nowMs: () => number,
   sink: JournalSink,
-  opts: { repair: boolean; beforeReplay?: (exchange: Exchange) => void }
+  opts: { repair: boolean; beforeReplay?: (exchange: Exchange) => void; storage?: Storage }
 ): { exchange: Exchange; recovery: RecoveryReport } => {
-  const loaded = loadLatestSnapshot(snapshotDir(dataDir))
+  const storage = opts.storage ?? nodeStorage
+  // Repairing recovery (the service's own) moves damaged snapshots aside; a read-only one leaves them.
+  const { loaded, skipped } = scanSnapshots(snapshotDir(dataDir), { quarantine: opts.repair, storage })
   const snapshotSeq = loaded?.snapshot.seq ?? null
   const exchange = loaded === null ? new Exchange(nowMs, sink) : restoreExchange(loaded.snapshot, nowMs, sink)
   opts.beforeReplay?.(exchange)
   // Records are applied as they are decoded: a long journal is never held in memory at once.
   let replayed = 0
-  const journal = scanJournal(journalDir(dataDir), (snapshotSeq ?? 0) + 1, opts, (record) => {
+  const journal = scanJournal(journalDir(dataDir), (snapshotSeq ?? 0) + 1, { repair: opts.repair, storage }, (record) => {
     exchange.apply(record)
     replayed++
   })
@@ -56,7 +73,7 @@ export const recoverExchange = (
     exchange,
     recovery: {
       snapshotSeq,
-      skippedSnapshots: loaded?.skipped ?? [],
+      skippedSnapshots: skipped,
       replayed,
       lastSeq: exchange.lastSeq,
       tornTail: journal.tornTail
@@ -74,8 +91,13 @@ export const openDurableExchange = async (
     beforeSnapshot?: (seq: number) => Promise<void>
     /** See `recoverExchange`. */
     beforeReplay?: (exchange: Exchange) => void
+    /** The disk and the batch deferral (see JournalOptions); node:fs and setImmediate by default. */
+    storage?: Storage
+    defer?: JournalOptions["defer"]
+    onDurable?: JournalOptions["onDurable"]
   }
 ): Promise<DurableExchange> => {
+  const storage = opts.storage ?? nodeStorage
   // Records are applied before the journal is open for appending; the sink forwards once it is.
   let target: Journal | null = null
   const sink: JournalSink = {
@@ -83,9 +105,14 @@ export const openDurableExchange = async (
   }
   const { exchange, recovery } = recoverExchange(dataDir, nowMs, sink, {
     repair: true,
+    storage,
     ...(opts.beforeReplay === undefined ? {} : { beforeReplay: opts.beforeReplay })
   })
-  const journal = await openJournal(journalDir(dataDir), exchange.lastSeq + 1, opts.onFatal)
+  const journal = await openJournal(journalDir(dataDir), exchange.lastSeq + 1, opts.onFatal, {
+    storage,
+    ...(opts.defer === undefined ? {} : { defer: opts.defer }),
+    ...(opts.onDurable === undefined ? {} : { onDurable: opts.onDurable })
+  })
   target = journal
   return {
     exchange,
@@ -95,8 +122,8 @@ export const openDurableExchange = async (
       const snap: ExchangeSnapshot = takeExchangeSnapshot(exchange)
       await journal.sync()
       await opts.beforeSnapshot?.(snap.seq)
-      const path = writeSnapshot(snapshotDir(dataDir), snap)
-      pruneSnapshots(snapshotDir(dataDir), opts.keepSnapshots ?? 3)
+      const path = writeSnapshot(snapshotDir(dataDir), snap, storage)
+      pruneSnapshots(snapshotDir(dataDir), opts.keepSnapshots ?? 3, storage)
       return { seq: snap.seq, path }
     },
     close: () => journal.close()

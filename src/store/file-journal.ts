@@ -1,13 +1,16 @@
 // The append-only journal on disk: segment files `seg-<firstSeq>.log` under
 // DATA_DIR/journal. Appends are group-committed: everything appended while one
 // write+fdatasync is in flight goes out in the next batch, and each append's
-// promise resolves only once its batch is durable. A failed write is fatal:
-// memory is ahead of disk, so the process must stop (fail-stop).
-import { mkdirSync, readdirSync, readFileSync, truncateSync } from "node:fs"
-import { type FileHandle, open } from "node:fs/promises"
+// promise resolves only once its whole batch is written and fdatasync'd: a short
+// write is continued until every byte is out. A failed write or fdatasync is fatal
+// for the journal (after a failed fsync the page cache cannot be trusted, so it is
+// never retried): memory is ahead of disk, so the process must stop (fail-stop), and
+// no waiter of the failed batch or any later one is told it is durable.
+// File access goes through a Storage port (node:fs live, a simulated disk in sim).
 import { dirname, join } from "node:path"
 import type { JournalRecord } from "../service/commands.ts"
 import { decodeFrames, encodeRecord } from "./journal-format.ts"
+import { type AppendFile, nodeStorage, type Storage, StorageError } from "./storage.ts"
 
 export interface Journal {
   /** Resolves once the record is on disk (fdatasync'd). */
@@ -23,20 +26,14 @@ export const SEGMENT_MAX_BYTES = 64 * 1024 * 1024
 const SEGMENT = /^seg-(\d{12})\.log$/
 export const segmentName = (firstSeq: number): string => `seg-${String(firstSeq).padStart(12, "0")}.log`
 
-export const listSegments = (dir: string): Array<{ firstSeq: number; path: string }> => {
-  let names: string[]
-  try {
-    names = readdirSync(dir)
-  } catch {
-    return []
-  }
-  return names
+export const listSegments = (dir: string, storage: Storage = nodeStorage): Array<{ firstSeq: number; path: string }> =>
+  storage
+    .list(dir)
     .flatMap((name) => {
       const m = SEGMENT.exec(name)
       return m === null ? [] : [{ firstSeq: Number(m[1]), path: join(dir, name) }]
     })
     .sort((a, b) => a.firstSeq - b.firstSeq)
-}
 
 export interface TornTail {
   readonly segment: string
@@ -59,7 +56,7 @@ export interface RecoveredJournal {
  * reported, and with `repair` truncated to the last whole record. A bad frame in an
  * earlier segment, or a gap in sequence numbers, is corruption: it throws.
  */
-export const readJournal = (dir: string, fromSeq: number, opts: { repair: boolean }): RecoveredJournal => {
+export const readJournal = (dir: string, fromSeq: number, opts: ScanOptions): RecoveredJournal => {
   const records: JournalRecord[] = []
   const { lastSeq, tornTail } = scanJournal(dir, fromSeq, opts, (r) => void records.push(r))
   return { records, lastSeq, tornTail }
@@ -72,13 +69,19 @@ export const readJournal = (dir: string, fromSeq: number, opts: { repair: boolea
  * an error some records may already have been handed over, and the caller must
  * discard what it built from them.
  */
+export interface ScanOptions {
+  readonly repair: boolean
+  readonly storage?: Storage
+}
+
 export const scanJournal = (
   dir: string,
   fromSeq: number,
-  opts: { repair: boolean },
+  opts: ScanOptions,
   onRecord: (record: JournalRecord) => void
 ): Omit<RecoveredJournal, "records"> => {
-  const segments = listSegments(dir)
+  const storage = opts.storage ?? nodeStorage
+  const segments = listSegments(dir, storage)
   let tornTail: TornTail | null = null
   let expected = 0
   let lastSeq = 0
@@ -91,7 +94,7 @@ export const scanJournal = (
       expected = next.firstSeq
       continue
     }
-    const buf = readFileSync(seg.path)
+    const buf = storage.readFile(seg.path)
     // A gap found mid-segment is raised only once the segment's framing is judged,
     // so a bad frame takes precedence and a torn tail is still repaired first.
     let gap: Error | null = null
@@ -110,7 +113,7 @@ export const scanJournal = (
     if (decoded.problem !== null) {
       if (!isLast) throw new Error(`journal corrupt in ${seg.path}: ${decoded.problem} (not the last segment: refusing to guess)`)
       tornTail = { segment: seg.path, atByte: decoded.validBytes, droppedBytes: buf.length - decoded.validBytes, problem: decoded.problem }
-      if (opts.repair) truncateSync(seg.path, decoded.validBytes)
+      if (opts.repair) storage.truncate(seg.path, decoded.validBytes)
     }
     if (gap !== null) throw gap
     if (count === 0) expected = Math.max(expected, seg.firstSeq)
@@ -118,19 +121,48 @@ export const scanJournal = (
   return { lastSeq, tornTail }
 }
 
-/** Makes a new segment's directory entry durable: fdatasync of the file alone does not. */
-const syncDir = async (dir: string): Promise<void> => {
-  const d = await open(dir, "r")
-  try {
-    await d.sync()
-  } finally {
-    await d.close()
-  }
-}
-
 export interface JournalOptions {
   /** Rotation threshold; SEGMENT_MAX_BYTES unless a test wants small segments. */
   readonly segmentMaxBytes?: number
+  /** The disk; node:fs unless the simulator gives its own. */
+  readonly storage?: Storage
+  /**
+   * Runs the writer after the current turn, so appends made in this turn join one batch:
+   * setImmediate live; the simulator's scheduler in sim (no real timers in the world).
+   */
+  readonly defer?: (run: () => void) => void
+  /** Told the last seq of each batch once it is durable, before its waiters are (the simulator's auditor counts acknowledgements). */
+  readonly onDurable?: (lastSeq: number) => void
+}
+
+/** The buffers left to write after `written` bytes of `buffers` went out. */
+const unwritten = (buffers: Buffer[], written: number): Buffer[] => {
+  let skip = written
+  let i = 0
+  while (i < buffers.length && skip >= buffers[i]!.length) skip -= buffers[i++]!.length
+  const rest = buffers.slice(i)
+  if (skip > 0) rest[0] = rest[0]!.subarray(skip)
+  return rest
+}
+
+/** Writes every byte of `buffers` at the end of `file`, continuing short writes; a write that makes no progress fails. */
+export const writeAll = async (file: AppendFile, buffers: Buffer[], path: string): Promise<number> => {
+  let total = 0
+  for (const b of buffers) total += b.length
+  let written = 0
+  let rest = buffers
+  while (written < total) {
+    let n: number
+    try {
+      n = await file.writev(rest)
+    } catch (err) {
+      throw new StorageError("write", path, err)
+    }
+    if (n <= 0) throw new StorageError("write", path, Object.assign(new Error(`wrote 0 of ${total - written} bytes`), { code: "EIO" }))
+    written += n
+    if (written < total) rest = unwritten(rest, n)
+  }
+  return total
 }
 
 /**
@@ -144,15 +176,18 @@ export const openJournal = async (
   opts: JournalOptions = {}
 ): Promise<Journal> => {
   const segmentMaxBytes = opts.segmentMaxBytes ?? SEGMENT_MAX_BYTES
-  const created = mkdirSync(dir, { recursive: true })
-  const last = listSegments(dir).at(-1)
-  let fh: FileHandle = await open(join(dir, last === undefined ? segmentName(nextSeq) : segmentName(last.firstSeq)), "a")
+  const storage = opts.storage ?? nodeStorage
+  const defer = opts.defer ?? setImmediate
+  const created = storage.mkdirp(dir)
+  const last = listSegments(dir, storage).at(-1)
+  let path = join(dir, last === undefined ? segmentName(nextSeq) : segmentName(last.firstSeq))
+  let fh: AppendFile = await storage.openAppend(path)
   if (last === undefined) {
-    await syncDir(dir)
+    await storage.syncDir(dir)
     // Directories made just now hold each other's entries: those must last too.
-    if (created !== undefined) for (let d = dir; d !== dirname(created); d = dirname(d)) await syncDir(dirname(d))
+    if (created !== undefined) for (let d = dir; d !== dirname(created); d = dirname(d)) await storage.syncDir(dirname(d))
   }
-  let segmentBytes = (await fh.stat()).size
+  let segmentBytes = await fh.size()
   let pending: Array<{ seq: number; frame: Buffer }> = []
   let waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = []
   let inFlight: Promise<void> | null = null
@@ -167,14 +202,21 @@ export const openJournal = async (
       try {
         if (segmentBytes >= segmentMaxBytes) {
           await fh.close()
-          fh = await open(join(dir, segmentName(batch[0]!.seq)), "a")
+          path = join(dir, segmentName(batch[0]!.seq))
+          fh = await storage.openAppend(path)
           segmentBytes = 0
-          await syncDir(dir)
+          await storage.syncDir(dir)
         }
-        const frames = batch.map((p) => p.frame)
-        await fh.writev(frames)
-        await fh.datasync()
-        for (const f of frames) segmentBytes += f.length
+        segmentBytes += await writeAll(
+          fh,
+          batch.map((p) => p.frame),
+          path
+        )
+        try {
+          await fh.datasync()
+        } catch (err) {
+          throw new StorageError("fdatasync", path, err)
+        }
       } catch (err) {
         failed = err
         for (const w of batchWaiters) w.reject(err)
@@ -184,6 +226,7 @@ export const openJournal = async (
         onFatal(err)
         return
       }
+      opts.onDurable?.(batch[batch.length - 1]!.seq)
       for (const w of batchWaiters) w.resolve()
     }
   }
@@ -191,7 +234,7 @@ export const openJournal = async (
     if (inFlight !== null) return
     // Appends made in this turn of the event loop join the same batch.
     inFlight = new Promise<void>((done) =>
-      setImmediate(() =>
+      defer(() =>
         void writeBatches().finally(() => {
           inFlight = null
           done()

@@ -5,7 +5,10 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { INTERVALS } from "../service/history.ts"
+import { journalDir } from "./durable.ts"
+import { readJournal } from "./file-journal.ts"
 import { HistoryStore } from "./history-db.ts"
+import { tapeFromRecords, writeTape } from "./tape.ts"
 
 export const EXPORT_FORMATS = ["parquet", "csv"] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
@@ -75,4 +78,19 @@ export const exportHistory = async (historyFile: string, outDir: string, format:
     await store.close()
     cleanup()
   }
+}
+
+/** Book snapshots in an exported tape: every second where a book changed (docs/backtesting.md "Tape format"). */
+export const DEFAULT_TAPE_INTERVAL_SEC = 1
+
+/**
+ * The market tape of a DATA_DIR (src/store/tape.ts): the whole journal replayed, as
+ * `npm run sim -- --tape` writes it, so `npm run backtest -- --data <dir>` reads it as is.
+ * A torn tail is ignored (a live writer may own it), as the rebuild does.
+ */
+export const exportTape = async (dataDir: string, outDir: string, format: ExportFormat, intervalSec: number | null = DEFAULT_TAPE_INTERVAL_SEC): Promise<ExportReport> => {
+  const journal = readJournal(journalDir(dataDir), 1, { repair: false })
+  const tape = tapeFromRecords(journal.records, { intervalSec, source: `export of ${resolve(dataDir)}` })
+  const files = await writeTape(outDir, tape, format)
+  return { files: files.map((file) => ({ file, rows: file.includes("trades.") ? tape.trades.length : file.includes("book.") ? tape.levels.length : 1 })), projectedSeq: journal.lastSeq, fromCopy: false }
 }

@@ -45,17 +45,18 @@ describe("per-wallet order placement: 50 per 60 s, keyed on the session user", (
     const alice = await t.funded("alice", 10_000_000)
     expect(await placeMany(alice, 50)).toEqual(Array(50).fill(200))
     // 60 s / 50 = 1.2 s per token: an empty bucket has its next token in 2 s (rounded up).
-    const over = await cheapOrder(alice, 51)
+    const free = alice.lastNonce + 1
+    const over = await cheapOrder(alice, free)
     expect(seen(over)).toEqual(limited(WALLET, 2))
-    // Nothing of the refused order happened: 50 resting orders, nonce 51 still free.
+    // Nothing of the refused order happened: 50 resting orders, its nonce still free.
     expect((await ordersOf(t, alice.user)).total).toBe(50)
 
     t.advance(1_000) // 0.83 tokens
-    expect(seen(await cheapOrder(alice, 51))).toEqual(limited(WALLET, 1))
+    expect(seen(await cheapOrder(alice, free))).toEqual(limited(WALLET, 1))
     t.advance(1_000) // 1.67 tokens
-    const refilled = await cheapOrder(alice, 51)
+    const refilled = await cheapOrder(alice, free)
     expect({ status: refilled.status, order_id: refilled.body.order_id }).toEqual({ status: 200, order_id: 51 })
-    expect(seen(await cheapOrder(alice, 52))).toEqual(limited(WALLET, 1)) // 0.67 tokens left
+    expect(seen(await cheapOrder(alice, free + 1))).toEqual(limited(WALLET, 1)) // 0.67 tokens left
 
     // A full window later the bucket is full again: exactly 50 more.
     t.advance(60_000)

@@ -232,9 +232,10 @@ describe("the bot at work", () => {
     expect((await ordersOf(alice)).length).toBeGreaterThan(0)
 
     // Stop cancels every bot order; the user's own orders are left alone. Bot orders take the
-    // user's next nonces, so a hand-placed order alongside uses a larger one.
-    expect((await alice.placeOrder({ market_id: BTC, side: "buy", outcome: "yes", price: 1000, size: 10 })).body.error).toBe("nonce_stale")
-    expect((await alice.placeOrder({ market_id: BTC, side: "buy", outcome: "yes", price: 1000, size: 10, nonce: 1_000_000 })).status).toBe(200)
+    // user's next nonces, so a hand-placed order alongside uses a larger one: a counter from 1
+    // collides with them, the client's default time-based nonce (docs/sdk.md "Nonces") is ahead.
+    expect((await alice.placeOrder({ market_id: BTC, side: "buy", outcome: "yes", price: 1000, size: 10, nonce: 1 })).body.error).toBe("nonce_stale")
+    expect((await alice.placeOrder({ market_id: BTC, side: "buy", outcome: "yes", price: 1000, size: 10 })).status).toBe(200)
     const bots = (await ordersOf(alice)).length - 1
     const stopped = await stopBot(alice)
     expect(stopped.body).toEqual({ user: alice.user, status: "stopped", was_running: true, cancelled_orders: bots, revoked_sessions: [] })

@@ -529,14 +529,15 @@ describe("the trading switch", () => {
     await alice.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 6000, size: 1 })
     await alice.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 5000, size: 1 })
     expect(await t.admin("POST", "/v1/admin/trading", { state: "closed" })).toEqual({ status: 200, body: { trading: "closed", released_from_queue: 0 } })
-    const refused = await alice.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 4000, size: 1, nonce: 3 })
+    const free = alice.lastNonce + 1
+    const refused = await alice.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 4000, size: 1, nonce: free })
     expect(plain(refused)).toEqual({ status: 403, body: errorBody("trading_disabled") })
     expect((await ordersOf(t, alice.user)).total).toBe(2)
     expect(plain(await alice.cancel(2))).toEqual({ status: 200, body: { order_id: 2, cancelled: true, remaining: 1 } })
     await expectBalance(alice, 9_400_000, 600_000)
     expect(await t.admin("POST", "/v1/admin/trading", { state: "open" })).toEqual({ status: 200, body: { trading: "open", released_from_queue: 0 } })
-    // Nothing was queued while closed, and nonce 3 is still free.
-    const reopened = await alice.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 4000, size: 1, nonce: 3 })
+    // Nothing was queued while closed, and that nonce is still free.
+    const reopened = await alice.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 4000, size: 1, nonce: free })
     expect(plain(reopened)).toEqual({ status: 200, body: { order_id: 3, fills: [], remaining: 1, market_id: m, status: "resting" } })
   })
 

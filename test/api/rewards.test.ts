@@ -23,7 +23,7 @@ beforeAll(async () => {
   t = await startTestServer()
   alice = await t.funded("rw-alice", 100_000_000)
   bob = await t.funded("rw-bob", 100_000_000)
-  // The first tick journals the rewards configuration: accrual starts at this minute.
+  // The first tick journals the rewards configuration and the first sample (an empty book).
   await t.tick()
   for (const [c, price, size] of [[alice, 4950, 100], [bob, 4900, 50]] as const) {
     expect((await c.placeOrder({ market_id: G7, side: "buy", outcome: "yes", price, size })).status).toBe(200)
@@ -34,16 +34,22 @@ afterAll(() => t.close())
 
 describe("daily LP rewards", () => {
   it("estimates today's share from the sampled minutes, capped at 40% of the pool", async () => {
-    expect((await me(alice)).today).toEqual({ day: "2026-11-22", day_start: DAY0 * 86_400, estimate_micro_usdc: 0, score: 0, minutes_sampled: 0 })
-    t.advance(10 * 60_000)
-    // Reads do not advance accrual; any journaled record does (here an operator credit).
-    expect((await me(alice)).today.minutes_sampled).toBe(0)
+    expect((await me(alice)).today).toEqual({ day: "2026-11-22", day_start: DAY0 * 86_400, estimate_micro_usdc: 0, score: 0, minutes_sampled: 1 })
+    t.advance(60_000)
+    // Reads and other records do not accrue: the worker's once-a-minute sample does.
+    expect((await me(alice)).today.minutes_sampled).toBe(1)
     await t.admin("POST", "/v1/admin/credit", { user: t.client("rw-nobody").user, amount_micro: 1 })
+    expect((await me(alice)).today.minutes_sampled).toBe(1)
+    await t.tick()
+    for (let i = 1; i < 10; i++) {
+      t.advance(60_000)
+      await t.tick()
+    }
     const a = await me(alice)
     expect(a).toEqual({
       user: alice.user,
       wallet: null,
-      today: { day: "2026-11-22", day_start: DAY0 * 86_400, estimate_micro_usdc: 400_000_000, score: 7.575757, minutes_sampled: 10 },
+      today: { day: "2026-11-22", day_start: DAY0 * 86_400, estimate_micro_usdc: 400_000_000, score: 7.575757, minutes_sampled: 11 },
       pending: [],
       history: [],
       totals: { paid_micro_usdc: 0, score: 0, days_paid: 0 }
@@ -70,11 +76,11 @@ describe("daily LP rewards", () => {
     expect(t.service.exchange.submit({ type: "pay_rewards", day: DAY0 }).result.refused).toBe("not_payable")
     expect(await total(alice)).toBe(aliceBefore + 400_000_000)
     const a = await me(alice)
-    // Accrual ran from the configuring tick to midnight: all 1440 minutes of the day.
+    // Only sampled minutes count: the 10 quoted samples of day 0 (the jump to midnight was one tick).
     expect(a.pending).toEqual([])
-    expect(a.history).toEqual([{ day: "2026-11-22", day_start: DAY0 * 86_400, micro_usdc: 400_000_000, score: 1090.909090, capped: true, paid_at: T0_MS / 1000 + 86_401 }])
-    expect(a.totals).toEqual({ paid_micro_usdc: 400_000_000, score: 1090.90909, days_paid: 1 })
-    expect(a.today).toMatchObject({ day: "2026-11-23", minutes_sampled: 1, estimate_micro_usdc: 400_000_000 })
+    expect(a.history).toEqual([{ day: "2026-11-22", day_start: DAY0 * 86_400, micro_usdc: 400_000_000, score: 7.575757, capped: true, paid_at: T0_MS / 1000 + 86_401 }])
+    expect(a.totals).toEqual({ paid_micro_usdc: 400_000_000, score: 7.575757, days_paid: 1 })
+    expect(a.today).toMatchObject({ day: "2026-11-23", minutes_sampled: 2, estimate_micro_usdc: 400_000_000 })
     const trades = await alice.request("GET", `/v1/trades/all/${alice.user}`)
     expect(trades.body.total).toBe(0) // a credit, not a trade
   })
@@ -85,8 +91,8 @@ describe("daily LP rewards", () => {
     expect(board.body).toEqual({
       days: 1,
       rows: [
-        { rank: 1, maker: alice.user, micro_usdc: 400_000_000, score: 1090.90909, days_active: 1 },
-        { rank: 2, maker: bob.user, micro_usdc: 400_000_000, score: 349.090909, days_active: 1 }
+        { rank: 1, maker: alice.user, micro_usdc: 400_000_000, score: 7.575757, days_active: 1 },
+        { rank: 2, maker: bob.user, micro_usdc: 400_000_000, score: 2.424242, days_active: 1 }
       ]
     })
     expect(board.headers.get("cache-control")).toBe("public, s-maxage=30")

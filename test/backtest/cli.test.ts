@@ -20,7 +20,10 @@ describe("backtest CLI", () => {
     expect(r.stderr).toBe("")
     expect(r.status).toBe(0)
     const lines = r.stdout.trim().split("\n")
-    expect(lines[0]).toMatch(/^data\s+fixtures\/backtest\/sample-trades\.csv \(20,000 trades/)
+    // What the data does not say comes first: synthetic competitor depth, assumed fees and rewards.
+    expect(lines[0]).toMatch(/^NOTE  competitor depth is synthetic \(no book snapshots\) in every market/)
+    expect(lines.filter((l) => l.startsWith("NOTE  ")).join("\n")).toMatch(/fee schedule assumed[\s\S]*LP rewards configuration assumed/)
+    expect(lines.find((l) => l.startsWith("data"))).toMatch(/^data\s+fixtures\/backtest\/sample-trades\.csv \(20,000 trades/)
     const json = JSON.parse(lines.at(-1)!) as { summary: Record<string, number>; markets: unknown[]; events_per_sec: number }
     expect(json.summary["trades"]).toBe(20_000)
     expect(json.markets).toHaveLength(4)

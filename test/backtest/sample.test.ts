@@ -11,8 +11,13 @@ import { loadDataset } from "../../sim/backtest/load.ts"
 import { runBacktest, type RunResult } from "../../sim/backtest/runner.ts"
 import { syntheticDataset } from "../../sim/backtest/synthetic.ts"
 
-// The probabilistic queue and latency jitter make the seed matter.
-const CONFIG: BacktestConfig = { ...DEFAULT_CONFIG, queueModel: "prob" }
+// The probabilistic queue and latency jitter make the seed matter. A taker fee funds the maker
+// rebates (the engine pays none out of an empty fee account), and the data is declared to run
+// to the end of its day, so the day ends and its rewards are paid as the service pays them.
+const SAMPLE_DAY_END_SEC = 1_736_985_600 // 2025-01-16T00:00:00Z
+const CONFIG: BacktestConfig = {
+  ...DEFAULT_CONFIG, queueModel: "prob", takerFeeBps: 10, provenance: { ...DEFAULT_CONFIG.provenance, fees: "given" }, endSec: SAMPLE_DAY_END_SEC
+}
 
 let sample: Dataset
 let first: RunResult
@@ -69,7 +74,7 @@ describe("backtest on the shipped sample", () => {
     const size = ours.reduce((sum, e) => sum + (e.type === "fill" ? e.size : 0), 0)
     expect(size).toBe(s.filled_contracts)
     expect(ours.reduce((sum, e) => sum + (e.type === "fill" ? e.makerRebateMicro : 0), 0)).toBe(s.maker_rebates_micro)
-    const credited = events.filter((e) => e.type === "credited" && e.user === "lp" && e.ref.startsWith("lp-rewards:"))
+    const credited = events.filter((e) => e.type === "credited" && e.user === "lp" && e.ref.startsWith("rewards:"))
     expect(credited.reduce((sum, e) => sum + (e.type === "credited" ? e.amountMicro : 0), 0)).toBe(s.lp_rewards_micro)
     expect(first.report.rewardDays.reduce((sum, d) => sum + d.lpMicro, 0)).toBe(s.lp_rewards_micro)
   })
@@ -84,8 +89,9 @@ describe("backtest on the shipped sample", () => {
     const alwaysQuoting = { stopLossMicro: 0, takeProfitMicro: 0, skewTolerancePct: 100, maxInventory: 10_000_000_000, contractsPerLevel: 1, levelsPerSide: 1, spreadBps: 2, skewLeanBps: 0, rebalanceIntervalSec: 60 }
     let repauses = 0
     for (const c of [
-      { ...CONFIG, strategy: { kind: "preset", preset: "conservative" } },
-      { ...CONFIG, strategy: { kind: "preset", preset: "aggressive" } },
+      // A quarter of the default capital per ladder, so inventory limits bind and markets pause.
+      { ...CONFIG, capitalMicro: 250_000_000, strategy: { kind: "preset", preset: "conservative" } },
+      { ...CONFIG, capitalMicro: 250_000_000, strategy: { kind: "preset", preset: "aggressive" } },
       { ...CONFIG, overrides: alwaysQuoting }
     ] satisfies BacktestConfig[]) {
       const every = runBacktest(d, c, { everyStep: true })

@@ -34,16 +34,27 @@ const errors: unknown[] = []
 
 /**
  * The service's view of the chain: the test's LiveChain, except that `gate` can hold the watcher
- * once between its log scan and its confirmation checks (the first `blockHash` call of a pass),
- * so the test can read `detected` over HTTP before the same pass moves it to `confirming`.
+ * once between its log scan and its confirmation checks (the first `blockHash` call of a pass
+ * after its `transfersTo`: the chain guard reads a block hash before the scan), so the test can
+ * read `detected` over HTTP before the same pass moves it to `confirming`.
  */
 const gate: { armed: { reached: () => void; release: Promise<void> } | null } = { armed: null }
 const gatedChain = (): Chain => {
   const live = t.chain
+  let scanned = false
   return {
     ...live,
+    head: () => {
+      scanned = false
+      return live.head()
+    },
+    transfersTo: async (to, from, toBlock) => {
+      const logs = await live.transfersTo(to, from, toBlock)
+      scanned = true
+      return logs
+    },
     blockHash: async (n) => {
-      const held = gate.armed
+      const held = scanned ? gate.armed : null
       if (held !== null) {
         gate.armed = null
         held.reached()

@@ -120,3 +120,44 @@ describe("withdrawals (sim chain)", () => {
     expect(chain.balance(chain.info.token, WALLET)).toBe(1_000_000n)
   })
 })
+
+describe("payouts wait for the journal", () => {
+  // A withdrawal applied in memory but not yet on disk must not be paid: a crash would lose
+  // the debit while the vault had already paid (found by the storage-chaos review).
+  it("sends nothing until the withdrawal's debit is durable, and nothing at all if the journal fails", async () => {
+    const chain = new SimChain({ seed: 9 })
+    chain.mint(chain.info.token, chain.info.vault, 50_000_000n)
+    chain.mine()
+    const held: Array<{ resolve: () => void; reject: (e: unknown) => void }> = []
+    let holding = false
+    const exchange = new Exchange(() => 1_795_305_600_000, {
+      append: () => (holding ? new Promise<void>((resolve, reject) => held.push({ resolve, reject })) : Promise.resolve())
+    })
+    exchange.submit({ type: "link_wallet", user, wallet: WALLET })
+    exchange.submit({ type: "credit", user, amountMicro: 20_000_000, ref: "seed" })
+    const worker = new PayoutWorker({ chain, exchange, maxAttempts: 3 })
+    holding = true
+    exchange.submit({ type: "withdraw", user, amountMicro: 5_000_000, withdrawNonce: 1, recipient: WALLET })
+    const pass = worker.poll()
+    for (let i = 0; i < 20; i++) await Promise.resolve()
+    chain.mine()
+    expect(chain.balance(chain.info.token, WALLET)).toBe(0n)
+    holding = false
+    held.shift()!.resolve()
+    await pass
+    chain.mine()
+    expect(chain.balance(chain.info.token, WALLET)).toBe(5_000_000n)
+    await worker.poll() // confirms the first one, so only the next withdrawal is open
+    expect(withdrawalRows(exchange, user)[0]!.status).toBe("confirmed")
+
+    holding = true
+    const lost = exchange.submit({ type: "withdraw", user, amountMicro: 3_000_000, withdrawNonce: 2, recipient: WALLET })
+    lost.durable.catch(() => {}) // the service would fail-stop here; the worker must not pay meanwhile
+    const failing = worker.poll()
+    for (let i = 0; i < 20; i++) await Promise.resolve()
+    held.shift()!.reject(new Error("EIO"))
+    await expect(failing).rejects.toThrow("EIO")
+    chain.mine()
+    expect(chain.balance(chain.info.token, WALLET)).toBe(5_000_000n)
+  })
+})

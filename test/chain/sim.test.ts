@@ -280,6 +280,30 @@ describe("SimChain: faults", () => {
     expect(await chain.receipt(lose)).toBeNull()
   })
 
+  it("rollback takes the chain back in time: later blocks, their txs and the pending pool are gone; new blocks hash differently", async () => {
+    const chain = funded()
+    const forwarder = chain.depositAddress(bob)
+    const deposit = chain.transfer(USDG, alice, forwarder, 3_000_000n)
+    chain.mine()
+    const lostBlock = chain.block(2n)!.hash
+    const sweep = await chain.sweep(bob, USDG)
+    chain.mine()
+    const pending = chain.transfer(USDG, alice, carol, 1n)
+    expect(await chain.balanceOf(USDG, VAULT)).toBe(3_000_000n)
+
+    const lost = chain.rollback(1n)
+    expect(lost.map((tx) => tx.hash)).toEqual([deposit, sweep, pending])
+    expect(await chain.head()).toBe(1n)
+    expect(await chain.blockHash(2n)).toBeNull()
+    expect(await chain.receipt(deposit)).toBeNull()
+    expect(await chain.balanceOf(USDG, alice)).toBe(100_000_000n)
+    expect(await chain.balanceOf(USDG, VAULT)).toBe(0n)
+    expect(chain.pending()).toEqual([])
+    chain.mine()
+    expect(await chain.blockHash(2n)).not.toBe(lostBlock)
+    expect(() => chain.rollback(5n)).toThrow(RangeError)
+  })
+
   it("failNext makes exactly the next N calls of that method reject", async () => {
     const chain = funded()
     chain.failNext("head", "header not found", 2)

@@ -1,29 +1,14 @@
 // The determinism contract (docs/determinism.md): outside the live adapters, code
 // never reads the wall clock or draws unseeded randomness. A genuine live-only use
 // carries `// live-only: <reason>` on the same line.
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { describe, expect, it } from "vitest"
+import { sourceFiles } from "./source-files.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const FORBIDDEN = [/Date\.now\(/, /new Date\(/, /Math\.random\(/, /performance\.now\(/, /randomUUID\(/, /process\.hrtime/]
-
-const sourceFiles = (dir: string): string[] => {
-  let out: string[] = []
-  let names: string[]
-  try {
-    names = readdirSync(dir)
-  } catch {
-    return out
-  }
-  for (const name of names) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) out = out.concat(sourceFiles(path))
-    else if (/\.(ts|mts|js|mjs)$/.test(name)) out.push(path)
-  }
-  return out
-}
 
 /** Lines using a forbidden API without a live-only justification. */
 export const violations = (files: string[]): string[] =>

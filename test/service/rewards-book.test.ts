@@ -1,6 +1,7 @@
 // Rewards accrual inside the exchange (src/service/rewards-book.ts): a pure function of
-// the journal. Minutes are sampled before each record and split at 00:00 UTC, a day is
-// paid once, a day nobody scored in is dropped, and snapshot/restore/replay keep it all.
+// the journal. Each journaled `rewards_sample` credits one minute to the day of its journal
+// time (other records credit nothing, however far apart), a day is paid once, a day nobody
+// scored in is dropped, and snapshot/restore/replay keep it all.
 import { describe, expect, it } from "vitest"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
@@ -32,29 +33,35 @@ const world = (startSec: number) => {
     at(sec)
     return submit({ type: "credit", user: carol, amountMicro: 1, ref: `poke:${sec}` })
   }
-  return { x, journal, submit, quote, at, poke, market }
+  /** One worker sample at `sec` (the LP worker journals one per minute of monotonic time). */
+  const sample = (sec: number) => {
+    at(sec)
+    return submit({ type: "rewards_sample" })
+  }
+  return { x, journal, submit, quote, at, poke, sample, market }
 }
 
 describe("RewardsBook in the exchange", () => {
   it("accrues nothing until the configuration is journaled", () => {
     const w = world(DAY * DAY_SEC)
     w.quote(alice, 4950, 100)
-    w.poke(DAY * DAY_SEC + 3_600)
+    w.sample(DAY * DAY_SEC + 3_600)
     expect(w.x.rewards.days.size).toBe(0)
     expect(w.x.rewards.config).toBeNull()
   })
 
-  it("samples the minutes between records, splits them at midnight and pays a closed day once", () => {
+  it("credits one minute per sample to its journal day, splits at midnight and pays a closed day once", () => {
     const start = (DAY + 1) * DAY_SEC - 10 * 60 + 30 // 23:50:30
     const w = world(start)
     w.submit({ type: "set_rewards_config", config: CONFIG })
     w.quote(alice, 4950, 100)
     w.quote(bob, 4900, 50)
-    // 00:10:15 next day: the minutes 23:50..23:59 go to DAY, 00:00..00:09 to DAY + 1.
+    // Samples at 23:50:30 .. 23:59:30 go to DAY, those at 00:00:30 .. 00:09:30 to DAY + 1.
+    for (let i = 0; i < 20; i++) w.sample(start + 60 * i)
     w.poke((DAY + 1) * DAY_SEC + 615)
     expect(w.x.rewards.days.get(DAY)!.minutes).toBe(10)
     expect(w.x.rewards.days.get(DAY + 1)!.minutes).toBe(10)
-    expect(w.x.rewards.closedUnpaidDays()).toEqual([DAY])
+    expect(w.x.rewards.closedUnpaidDays(w.x.tsSec)).toEqual([DAY])
     // Shares 25 : 8 (docs/rewards.md): alice's raw 757,575,757 and bob's 242,424,242 are both capped at 40%.
     expect(w.x.rewards.estimate(DAY, alice)).toEqual({ estimateMicro: 400_000_000, score: 7.575757, minutes: 10 })
     const paid = w.submit({ type: "pay_rewards", day: DAY })
@@ -77,9 +84,9 @@ describe("RewardsBook in the exchange", () => {
     const w = world(DAY * DAY_SEC + 60)
     w.submit({ type: "set_rewards_config", config: CONFIG })
     w.quote(alice, 4950, 5) // below the 10-contract minimum
-    w.poke(DAY * DAY_SEC + 3_600)
+    w.sample(DAY * DAY_SEC + 3_600)
     expect(w.x.rewards.days.get(DAY)!.scored.size).toBe(0)
-    w.poke((DAY + 1) * DAY_SEC + 5)
+    w.sample((DAY + 1) * DAY_SEC + 5)
     expect(w.x.rewards.days.has(DAY)).toBe(false)
   })
 
@@ -87,12 +94,12 @@ describe("RewardsBook in the exchange", () => {
     const w = world(DAY * DAY_SEC + 100)
     w.submit({ type: "set_rewards_config", config: CONFIG })
     w.quote(alice, 4950, 100)
-    w.poke(DAY * DAY_SEC + 1_000)
+    w.sample(DAY * DAY_SEC + 1_000)
     const snap = JSON.parse(JSON.stringify(takeExchangeSnapshot(w.x)))
     const fromSeq = w.x.lastSeq
     w.quote(bob, 4900, 50)
-    w.poke(DAY * DAY_SEC + 40_000)
-    w.poke((DAY + 1) * DAY_SEC + 30)
+    w.sample(DAY * DAY_SEC + 40_000)
+    w.sample((DAY + 1) * DAY_SEC + 30)
     w.submit({ type: "pay_rewards", day: DAY })
     w.poke((DAY + 1) * DAY_SEC + 7_000)
     expect(w.x.rewards.paid.length).toBe(1)

@@ -11,6 +11,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { JournalRecord } from "../../src/service/commands.ts"
 import { type Journal, listSegments, openJournal, readJournal, scanJournal, segmentName } from "../../src/store/file-journal.ts"
 import { encodeRecord } from "../../src/store/journal-format.ts"
+import { StorageError } from "../../src/store/storage.ts"
 
 const dirs: string[] = []
 const journals: Journal[] = []
@@ -136,6 +137,65 @@ describe("acknowledgement", () => {
     expect(checked.sort((a, b) => a - b)).toEqual(Array.from({ length: seq }, (_, i) => i + 1))
   })
 
+  it("a short write is continued until the whole batch is on disk before anyone is told", async () => {
+    const dir = freshDir()
+    const j = await openTracked(dir, 1)
+    // The disk takes at most 37 bytes per write (as a nearly full one or a signal might):
+    // a real partial write to the real file, reported through bytesWritten.
+    const writev = proto.writev
+    const calls = vi.spyOn(proto, "writev").mockImplementation(async function (this: FileHandle, buffers: Buffer[]) {
+      const first = Buffer.concat(buffers).subarray(0, 37)
+      return writev.call(this, [first])
+    })
+    const records = Array.from({ length: 40 }, (_, i) => record(i + 1, i % 9))
+    const problems: string[] = []
+    await Promise.all(
+      records.map((r) =>
+        j.append(r).then(() => {
+          const read = readJournal(dir, r.seq, { repair: false })
+          if (JSON.stringify(read.records[0]) !== JSON.stringify(r)) problems.push(`seq ${r.seq} acknowledged but not whole on disk`)
+        })
+      )
+    )
+    expect(problems).toEqual([])
+    expect(calls.mock.calls.length).toBeGreaterThan(40)
+    calls.mockRestore()
+    // And the journal goes on whole after it.
+    await j.append(record(41))
+    const read = readJournal(dir, 1, { repair: false })
+    expect(read.tornTail).toBeNull()
+    expect(read.records).toEqual([...records, record(41)])
+  })
+
+  it("a write cut short and then refused (a full disk) fails the whole batch: no waiter of it resolves", async () => {
+    const dir = freshDir()
+    const errors: unknown[] = []
+    const j = await openJournal(dir, 1, (err) => void errors.push(err))
+    journals.push(j)
+    await j.append(record(1))
+    const writev = proto.writev
+    let n = 0
+    vi.spyOn(proto, "writev").mockImplementation(async function (this: FileHandle, buffers: Buffer[]) {
+      // Half of the batch fits; then the disk is full.
+      if (n++ === 0) return writev.call(this, [Buffer.concat(buffers).subarray(0, Math.floor(Buffer.concat(buffers).length / 2))])
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })
+    })
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => j.append(record(i + 2))))
+    expect(outcomes.map((o) => o.status)).toEqual(Array.from({ length: 10 }, () => "rejected"))
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toBeInstanceOf(StorageError)
+    expect((errors[0] as StorageError).code).toBe("ENOSPC")
+    expect((errors[0] as Error).message).toMatch(new RegExp(`^write of ${dir}/seg-000000000001\\.log failed: ENOSPC`))
+    // The failed journal takes nothing more (and never retries).
+    await expect(j.append(record(12))).rejects.toThrow(/ENOSPC/)
+    expect(n).toBe(2)
+    // A restart keeps the acknowledged record and cuts the half-written batch as a torn tail.
+    vi.restoreAllMocks()
+    const read = readJournal(dir, 1, { repair: true })
+    expect(read.records.map((r) => r.seq)[0]).toBe(1)
+    expect(read.tornTail).not.toBeNull()
+  })
+
   it("a failed write rejects the batch and every later append (fail-stop)", async () => {
     const dir = freshDir()
     const errors: unknown[] = []
@@ -147,6 +207,9 @@ describe("acknowledgement", () => {
     await expect(j.append(record(3))).rejects.toThrow(/EIO/)
     await expect(j.sync()).rejects.toThrow(/EIO/)
     expect(errors).toHaveLength(1)
+    // Named as what failed, where, and with which errno; the failed fdatasync is never retried.
+    expect((errors[0] as Error).message).toMatch(/^fdatasync of .*seg-000000000001\.log failed: EIO/)
+    expect(proto.datasync).toHaveBeenCalledTimes(1)
   })
 })
 

@@ -157,7 +157,7 @@ describe("export", () => {
     expect(r.stderr).toMatch(/running service holds .*exported a copy/)
     expect(r.stdout).toMatch(/exported 8 parquet files through journal seq \d+/)
     expect(readdirSync(out).sort()).toEqual(
-      ["candles_1d", "candles_1h", "candles_1m", "candles_5m", "deposits", "fills", "trades", "withdrawals"].map((n) => `${n}.parquet`)
+      [...["candles_1d", "candles_1h", "candles_1m", "candles_5m", "deposits", "fills"].map((n) => `${n}.parquet`), "tape", ...["trades", "withdrawals"].map((n) => `${n}.parquet`)]
     )
     await s.close()
 

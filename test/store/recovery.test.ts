@@ -3,13 +3,13 @@
 // whole record and reported; missing or damaged snapshots fall back to older ones.
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { exchangeHash } from "../../src/service/exchange-snapshot.ts"
 import type { ServiceCommand } from "../../src/service/commands.ts"
-import { type DurableExchange, journalDir, openDurableExchange, snapshotDir } from "../../src/store/durable.ts"
+import { type DurableExchange, describeRecovery, journalDir, openDurableExchange, recoverExchange, snapshotDir } from "../../src/store/durable.ts"
 import { listSegments } from "../../src/store/file-journal.ts"
 
 const dirs: string[] = []
@@ -126,16 +126,61 @@ describe("recovery from DATA_DIR", () => {
     // Still valid JSON, but not what was checksummed.
     writeFileSync(damaged, readFileSync(damaged, "utf8").replace("active", "halted"))
     const c = await open(dir)
-    expect(c.recovery.skippedSnapshots).toEqual([damaged])
+    expect(c.recovery.skippedSnapshots).toEqual([{ path: damaged, reason: "checksum mismatch", movedTo: join(snapshotDir(dir), "damaged", names.at(-1)!) }])
     expect(exchangeHash(c.exchange)).toBe(hash)
     await c.close()
 
     // No snapshot at all: the whole journal replays to the same state.
-    for (const n of readdirSync(snapshotDir(dir))) rmSync(join(snapshotDir(dir), n))
+    rmSync(snapshotDir(dir), { recursive: true })
     const d = await open(dir)
     expect(d.recovery.snapshotSeq).toBeNull()
     expect(exchangeHash(d.exchange)).toBe(hash)
     await d.close()
+  })
+
+  it("says what it did when every snapshot is damaged: one line per skip and why, a full replay, the files moved aside and never pruned", async () => {
+    const dir = freshDir()
+    const a = await open(dir)
+    await activity(a, 30, 1)
+    const first = await a.snapshot()
+    await activity(a, 30, 100)
+    const second = await a.snapshot()
+    await activity(a, 5, 200)
+    await a.journal.sync()
+    const hash = exchangeHash(a.exchange)
+    const lastSeq = a.exchange.lastSeq
+    // The older one flipped in its body (checksum), the newer one cut short (not even JSON).
+    writeFileSync(first.path, readFileSync(first.path, "utf8").replace("active", "halted"))
+    writeFileSync(second.path, readFileSync(second.path).subarray(0, 100))
+    const b = await open(dir)
+    const damaged = join(snapshotDir(dir), "damaged")
+    expect(b.recovery.snapshotSeq).toBeNull()
+    expect(b.recovery.replayed).toBe(lastSeq)
+    expect(b.recovery.skippedSnapshots).toEqual([
+      { path: second.path, reason: "not a snapshot file (unparseable JSON)", movedTo: join(damaged, basename(second.path)) },
+      { path: first.path, reason: "checksum mismatch", movedTo: join(damaged, basename(first.path)) }
+    ])
+    expect(exchangeHash(b.exchange)).toBe(hash)
+    const lines = describeRecovery(b.recovery)
+    expect(lines).toEqual([
+      `snapshot skipped  ${second.path}: not a snapshot file (unparseable JSON); moved to ${join(damaged, basename(second.path))}`,
+      `snapshot skipped  ${first.path}: checksum mismatch; moved to ${join(damaged, basename(first.path))}`,
+      `recovery          no usable snapshot (2 skipped): full replay of the journal from seq 1 (${lastSeq} records)`
+    ])
+    // Four new snapshots with keep = 3: pruning removes a good one, never the damaged ones.
+    for (let i = 0; i < 4; i++) {
+      await activity(b, 3, 300 + 10 * i)
+      await b.snapshot()
+    }
+    expect(readdirSync(snapshotDir(dir)).filter((n) => n.startsWith("snap-"))).toHaveLength(3)
+    expect(readdirSync(damaged).sort()).toEqual([basename(first.path), basename(second.path)])
+    await b.close()
+    // A read-only recovery (repair: false) reports a damaged snapshot but leaves it where it is.
+    const newest = readdirSync(snapshotDir(dir)).filter((n) => n.startsWith("snap-")).sort().at(-1)!
+    writeFileSync(join(snapshotDir(dir), newest), "{}")
+    const ro = recoverExchange(dir, () => clock.ms, { append: () => Promise.resolve() }, { repair: false })
+    expect(ro.recovery.skippedSnapshots).toEqual([{ path: join(snapshotDir(dir), newest), reason: "not a snapshot file (no body or checksum)", movedTo: null }])
+    expect(readdirSync(snapshotDir(dir))).toContain(newest)
   })
 
   it("refuses a journal with damage before its last segment instead of guessing", async () => {

@@ -30,6 +30,11 @@ describe("rewards rows in the history store", () => {
         submit({ type: "place_order", order: { user, marketId: market, side: "buy", outcome, priceBps: 4_950 - 50 * i, size: 100 - 50 * i, orderType: "gtc", nonce: ++nonce } })
       }
     }
+    // Ten minutes of the LP worker's samples (docs/rewards.md), then the day is over.
+    for (let m = 1; m <= 10; m++) {
+      clock.ms = T0_MS + m * 60_000
+      submit({ type: "rewards_sample" })
+    }
     clock.ms = T0_MS + 86_400_000 + 5_000
     const paid = submit({ type: "pay_rewards", day: DAY0 })
     expect(paid.result.paid?.payouts.length).toBe(2)
@@ -38,7 +43,7 @@ describe("rewards rows in the history store", () => {
     const query = "SELECT strftime(day, '%Y-%m-%d'), maker, micro_usdc, score FROM rewards ORDER BY maker"
     const live = await s.history()!.run(query)
     expect(live).toEqual(
-      [...makers].sort().map((maker) => ["2026-11-22", maker, 400_000_000n, maker === makers[0] ? 1090.90909 : 349.090909])
+      [...makers].sort().map((maker) => ["2026-11-22", maker, 400_000_000n, maker === makers[0] ? 7.575757 : 2.424242])
     )
     await s.close()
 

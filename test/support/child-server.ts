@@ -36,7 +36,7 @@ export const startChildServer = (opts: ChildServerOptions): Promise<ChildServer>
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "NODE_OPTIONS" && !k.startsWith("VITEST")) env[k] = v
   // CHAIN=off: a SIGKILLed child would orphan its embedded Anvil; these tests need no chain.
-  Object.assign(env, { PORT: "0", HOST: "127.0.0.1", DATA_DIR: opts.dataDir, NODE_ENV: "test", CHAIN: "off" }, opts.env ?? {})
+  Object.assign(env, { PORT: "0", HOST: "127.0.0.1", DATA_DIR: opts.dataDir, NODE_ENV: "test", CHAIN: "off", WEB: "false" }, opts.env ?? {})
   const child: ChildProcess = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env,

@@ -15,15 +15,20 @@ export interface TestServer {
   readonly service: Service
   readonly url: string
   readonly wsUrl: string
-  /** The test clock: read by the server for every timestamp, limit and cache. */
+  /** The test wall clock: it stamps commands and checks signed timestamps (docs/time.md). */
   nowMs: number
+  /** The test monotonic clock: limits, TTLs and the LP worker's schedule. */
+  readonly monoMs: number
+  /** Moves both clocks, as time passing does. */
   advance(ms: number): void
+  /** Steps the wall clock only (an NTP step): the monotonic clock stays. */
+  stepWall(ms: number): void
   nowSec(): number
   client(label: string): ApiClient
   /** A registered client credited with `amountMicro` through the operator API. */
   funded(label: string, amountMicro?: number): Promise<ApiClient>
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>
-  /** One LP-bot runner pass (bots, rewards config and payouts) at the test clock's time. */
+  /** One LP-bot runner pass (bots, rewards config, samples and payouts) at the test clocks' time. */
   tick(): ReturnType<Service["lpBots"]["tick"]>
   /** Market ids of the demo catalogue by slug. */
   market(slug: string): string
@@ -33,11 +38,12 @@ export interface TestServer {
 export const startTestServer = async (
   opts: { catalog?: boolean; dataDir?: string; startMs?: number; limits?: Partial<AbuseLimits>; log?: (event: Readonly<Record<string, unknown>>) => void } = {}
 ): Promise<TestServer> => {
-  const clock = { nowMs: opts.startMs ?? T0_MS }
+  const clock = { nowMs: opts.startMs ?? T0_MS, monoMs: 0 }
   const service = await startService({
     host: "127.0.0.1",
     port: 0,
     nowMs: () => clock.nowMs,
+    monoMs: () => clock.monoMs,
     secret: new Uint8Array(32).fill(7),
     ...(opts.catalog === false ? {} : { catalog: demoCatalog() }),
     ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
@@ -62,10 +68,19 @@ export const startTestServer = async (
     get nowMs() {
       return clock.nowMs
     },
+    // Setting the wall clock forward is time passing (the monotonic clock follows); back, a step.
     set nowMs(v: number) {
+      clock.monoMs += Math.max(0, v - clock.nowMs)
       clock.nowMs = v
     },
-    advance: (ms) => void (clock.nowMs += ms),
+    get monoMs() {
+      return clock.monoMs
+    },
+    advance: (ms) => {
+      clock.nowMs += ms
+      clock.monoMs += ms
+    },
+    stepWall: (ms) => void (clock.nowMs += ms),
     nowSec: () => Math.floor(clock.nowMs / 1000),
     client: (label) => new ApiClient(url, keyFromLabel(label), fetch as never, () => Math.floor(clock.nowMs / 1000)),
     funded: async (label, amountMicro = 1_000_000_000) => {
@@ -85,7 +100,7 @@ export const startTestServer = async (
       const text = await res.text()
       return { status: res.status, body: text === "" ? null : JSON.parse(text) }
     },
-    tick: () => service.lpBots.tick(clock.nowMs),
+    tick: () => service.lpBots.tick(clock.monoMs),
     market: (slug) => {
       const found = service.exchange.catalog.market(slug)
       if (found === undefined) throw new Error(`no demo market ${slug}`)

@@ -38,6 +38,29 @@ const run = async (ctx: AppCtx, cmd: ServiceCommand): Promise<ApplyResult> => {
   return result
 }
 
+/** The chain guard's status as the operator route shows it (block numbers as JSON numbers). */
+const chainStatusView = (ctx: AppCtx) => {
+  const guard = ctx.exchange.chainGuard
+  if (guard === null) return { state: "off", checkpoint: null, saved_through_block: null, halt: null }
+  const s = guard.status()
+  return {
+    state: s.state,
+    checkpoint: s.checkpoint === null ? null : { block_number: Number(s.checkpoint.blockNumber), hash: s.checkpoint.hash },
+    saved_through_block: s.savedThrough === null ? null : Number(s.savedThrough),
+    halt:
+      s.halt === null
+        ? null
+        : {
+            reason: s.halt.reason,
+            block_number: Number(s.halt.blockNumber),
+            expected_hash: s.halt.expectedHash,
+            found_hash: s.halt.foundHash,
+            head: Number(s.halt.head),
+            at: s.halt.atSec
+          }
+  }
+}
+
 const marketIdOf = (ctx: AppCtx, id: string): string => {
   const found = ctx.exchange.catalog.market(id)
   if (found === undefined) throw new ApiError("not_found", `no market ${id}`)
@@ -126,6 +149,33 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
   admin("/v1/admin/engine-binding", async (ctx, raw) => {
     ctx.binding.withdraw = decoders.binding(raw).withdraw
     return { withdraw: ctx.binding.withdraw }
+  }),
+  // Operational, not journaled: the clocks and any wall-clock step noticed (docs/time.md).
+  {
+    method: "GET",
+    path: "/v1/admin/clock",
+    handler: (ctx, req) => {
+      requireAdmin(ctx, req)
+      const journalMs = ctx.exchange.journalMs()
+      const status = ctx.clockWatch?.status(journalMs) ?? null
+      if (status === null) throw new ApiError("not_found", "no clock watch in this service")
+      return json(200, status, { "cache-control": "no-store" })
+    }
+  },
+  // Operational, not journaled: the chain guard (docs/api.md "Chain status"; src/chain/guard.ts).
+  {
+    method: "GET",
+    path: "/v1/admin/chain",
+    handler: (ctx, req) => {
+      requireAdmin(ctx, req)
+      return json(200, chainStatusView(ctx), { "cache-control": "no-store" })
+    }
+  },
+  admin("/v1/admin/chain/resume", async (ctx) => {
+    const guard = ctx.exchange.chainGuard
+    if (guard === null) throw new ApiError("not_found", "no chain side in this service")
+    await guard.resume()
+    return chainStatusView(ctx)
   }),
   admin("/v1/admin/credit", async (ctx, raw) => {
     if (!ctx.config.devCredit) throw new ApiError("not_found", "operator credit is disabled (DEV_CREDIT=false)")

@@ -111,7 +111,7 @@ export const lpBotRoutes: ReadonlyArray<Route<AppCtx>> = [
       const nonce = ctx.exchange.lpBook.nextNonce(user)
       await submit(ctx, { type: "lp_session_new", user, sessionPub: key.pub, counter, expiresAtSec: expiresAtUnix })
       const message = delegationMessage({ user, sessionPub: key.pub, scope, expiresAtUnix, nonce })
-      return json(200, { user, session_pub: key.pub, scope, expires_at_unix: expiresAtUnix, nonce, message_bytes_hex: message.toString("hex"), created_at: now })
+      return json(200, { user, session_pub: key.pub, scope, expires_at_unix: expiresAtUnix, nonce, message_bytes_hex: Buffer.from(message).toString("hex"), created_at: now })
     }
   },
   {

@@ -89,9 +89,9 @@ export const marketRoutes: ReadonlyArray<Route<AppCtx>> = [
       ctx.cache.serve(req.path, TTL_SEC.book, () => {
         const found = ctx.exchange.catalog.market(params.id!)
         try {
-          return json(200, bookView(ctx.exchange, found?.market.market_id ?? params.id!, ctx.nowMs()))
+          return json(200, bookView(ctx.exchange, found?.market.market_id ?? params.id!, ctx.exchange.journalMs()))
         } catch {
-          return json(200, { market_id: params.id, bids: [], asks: [], ts: ctx.nowMs() })
+          return json(200, { market_id: params.id, bids: [], asks: [], ts: ctx.exchange.journalMs() })
         }
       })
   },
@@ -117,7 +117,8 @@ export const marketRoutes: ReadonlyArray<Route<AppCtx>> = [
         const marketId = resolveMarketId(ctx, params.id!)
         const from = intParam(req.query, "from", null, 0, Number.MAX_SAFE_INTEGER)
         const to = intParam(req.query, "to", null, 0, Number.MAX_SAFE_INTEGER)
-        const { start, end } = candleWindow(Math.floor(ctx.nowMs() / 1000), INTERVALS[iv], from, to)
+        // The default window ends at journal time, the clock the trades carry (docs/time.md).
+        const { start, end } = candleWindow(ctx.exchange.journalSec(), INTERVALS[iv], from, to)
         return json(200, { market_id: marketId, interval: iv, candles: ctx.exchange.history.candleRange(marketId, iv, start, end) })
       })
     }

@@ -4,7 +4,7 @@ import { sessionMessage } from "../../auth/messages.ts"
 import { issueSessionCookie, sessionSetCookie } from "../../auth/session-cookie.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, RegisterRequest } from "../../domain/schemas.ts"
-import { abuseLimits, apiKeyFor, type AppCtx, nowSec, requireUserKey } from "../context.ts"
+import { abuseLimits, apiKeyFor, type AppCtx, requireFreshTimestamp, requireUserKey, wallSec } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 
 const MAX_SKEW_SEC = 60
@@ -19,10 +19,8 @@ export const sessionRoutes: ReadonlyArray<Route<AppCtx>> = [
       ctx.limiter.take({ name: "ip_register", limit: abuseLimits(ctx.config).registrationsPerMinute, windowSec: 60 }, req.ip)
       const body = decodeRegister(parseJsonBody(req))
       requireUserKey("user", body.user, "invalid_shape")
-      const now = nowSec(ctx)
-      if (Math.abs(now - body.timestamp) > MAX_SKEW_SEC) {
-        throw new ApiError("stale_timestamp", `timestamp is ${now - body.timestamp} s from the server clock (max ${MAX_SKEW_SEC})`)
-      }
+      requireFreshTimestamp(ctx, req, body.timestamp, MAX_SKEW_SEC)
+      const now = wallSec(ctx)
       const signature = parseSignatureHex(body.signature)
       if (signature === null) throw new ApiError("invalid_signature_format", "signature must be 64 bytes, hex-encoded without 0x")
       if (!verifyUser(body.user, sessionMessage(body.user, body.timestamp), signature)) {

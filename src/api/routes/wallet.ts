@@ -6,7 +6,7 @@ import { walletLinkMessage } from "../../auth/messages.ts"
 import { normalizeAddress } from "../../chain/chain.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, WalletLinkRequest } from "../../domain/schemas.ts"
-import { type AppCtx, nowSec, requireUserKey } from "../context.ts"
+import { type AppCtx, requireFreshTimestamp, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 
 const MAX_SKEW_SEC = 60
@@ -21,10 +21,7 @@ export const walletRoutes: ReadonlyArray<Route<AppCtx>> = [
       requireUserKey("user", body.user, "invalid_shape")
       const wallet = normalizeAddress(body.wallet)
       if (wallet === null) throw new ApiError("invalid_address", "wallet: 0x followed by 40 hex characters")
-      const now = nowSec(ctx)
-      if (Math.abs(now - body.timestamp) > MAX_SKEW_SEC) {
-        throw new ApiError("stale_timestamp", `timestamp is ${now - body.timestamp} s from the server clock (max ${MAX_SKEW_SEC})`)
-      }
+      requireFreshTimestamp(ctx, req, body.timestamp, MAX_SKEW_SEC)
       const signature = parseSignatureHex(body.signature)
       if (signature === null || !/^0x[0-9a-fA-F]{130}$/.test(body.evm_signature)) {
         throw new ApiError("invalid_signature_format", "signature: 64 bytes hex without 0x; evm_signature: 65 bytes 0x-hex")

@@ -1,0 +1,158 @@
+// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
+// How well a backtest predicts what the bot really did (sim/fidelity.ts, docs/backtesting.md "Fidelity").
+import { mkdirSync, writeFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
+import { join } from "node:path"
+import { Worker } from "node:worker_threads"
+import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS, QUEUE_MODELS, type Realised, summarise, tapeDirOf } from "./fidelity.ts"
+import type { FidelityJob } from "./fidelity-worker.ts"
+import { loadScenario, ScenarioError } from "./scenario.ts"
+import { parseSeeds } from "./sweep.ts"
+
+const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
+const DURATION = /^(\d+)(s|m|h|d)$/
+const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
+
+interface Args { file: string; seeds: number[]; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+
+const parseArgs = (argv: ReadonlyArray<string>): Args => {
+  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
+  const dur = (flag: string, v: string): number => {
+    const m = DURATION.exec(v)
+    if (m === null) throw new Error(`${flag} ${v}: expected e.g. 1s, 30m, 4h`)
+    return Number(m[1]) * UNIT[m[2]!]!
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const value = (): string => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${a} needs a value`)
+      return v
+    }
+    if (a === "--json") out.json = true
+    else if (a === "--seeds") out.seeds = parseSeeds(value())
+    else if (a === "--duration") out.durationSec = dur(a, value())
+    else if (a === "--snapshot-interval") {
+      const v = value()
+      out.snapshotSec = v === "0" ? 0 : dur(a, v)
+    }
+    else if (a === "--workers") out.workers = Math.max(1, Number(value()) | 0)
+    else if (a === "--out") out.out = value()
+    else if (a.startsWith("--")) throw new Error(`unknown option ${a}`)
+    else out.file = a
+  }
+  return out
+}
+
+/** Runs jobs on a pool of worker threads; results in completion order through `onResult`. */
+const pool = async (args: Args, jobs: FidelityJob[], onResult: (job: FidelityJob, result: unknown) => void): Promise<void> => {
+  const queue = [...jobs]
+  const failures: string[] = []
+  const runWorker = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const w = new Worker(new URL("./fidelity-worker.mjs", import.meta.url), { workerData: { file: args.file, durationSec: args.durationSec, snapshotSec: args.snapshotSec } })
+      const next = (): void => void w.postMessage(queue.shift() ?? null)
+      w.on("message", (m: { job: FidelityJob; result?: unknown; error?: string }) => {
+        if (m.error !== undefined) failures.push(`${m.job.kind} seed ${m.job.seed}: ${m.error}`)
+        else onResult(m.job, m.result)
+        next()
+      })
+      w.on("error", reject)
+      w.on("exit", () => resolve())
+      next()
+    })
+  await Promise.all(Array.from({ length: Math.min(args.workers, Math.max(1, jobs.length)) }, runWorker))
+  if (failures.length > 0) throw new Error(failures.join("\n"))
+}
+
+const fmtRatio = (x: number | null): string => (x === null ? "-" : Number.isFinite(x) ? x.toFixed(2) : "inf")
+const usdc = (micro: number): string => (micro / 1e6).toFixed(2)
+
+const table = (s: FidelitySummary): string => {
+  const lines: string[] = []
+  const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
+  lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
+  lines.push("")
+  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "trading PnL r/b (USDC)", "book-move fills", "queue decreases"]
+  const rows = s.runs.map((r) => {
+    const b = h(r)
+    return [String(r.seed), r.agent, `${r.realised.fills}/${b.fills}`, `${r.realised.filledContracts}/${b.filledContracts}`, `${usdc(r.realised.rewardsMicro)}/${usdc(b.rewardsMicro)}`,
+      `${usdc(r.realised.tradingPnlMicro)}/${usdc(b.tradingPnlMicro)}`, String(b.fillsFromBookMoves), String(b.queueDecreasesAtOurLevel)]
+  })
+  const widths = header.map((x, c) => Math.max(x.length, ...rows.map((row) => row[c]!.length)))
+  const fmt = (row: string[]): string => row.map((x, c) => x.padStart(widths[c]!)).join("  ")
+  lines.push(fmt(header), ...rows.map(fmt), "")
+  lines.push("medians of backtest ÷ realised, and backtest − realised trading PnL (USDC per bot-run):")
+  const mh = ["queue", "latency", "fills", "contracts", "rewards", "PnL diff"]
+  const mrows = s.by_model.map((m) => [m.queue, m.latency, fmtRatio(m.fills), fmtRatio(m.filled_contracts), fmtRatio(m.rewards), m.pnl_diff_usdc === null ? "-" : m.pnl_diff_usdc.toFixed(2)])
+  const mw = mh.map((x, c) => Math.max(x.length, ...mrows.map((row) => row[c]!.length)))
+  const mf = (row: string[]): string => row.map((x, c) => x.padStart(mw[c]!)).join("  ")
+  lines.push(mf(mh), ...mrows.map(mf), "")
+  const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
+  const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
+  lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
+  return lines.join("\n")
+}
+
+const main = async (): Promise<number> => {
+  let args: Args
+  try {
+    args = parseArgs(process.argv.slice(2))
+  } catch (err) {
+    process.stderr.write(`fidelity: ${(err as Error).message}\n${USAGE}\n`)
+    return 2
+  }
+  let scenario
+  try {
+    scenario = loadScenario(args.file)
+  } catch (err) {
+    if (err instanceof ScenarioError) {
+      process.stderr.write(`fidelity: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  }
+  const bots = botAgents(scenario)
+  if (bots.length === 0) {
+    process.stderr.write(`fidelity: ${args.file} has no lp_bot agents\n`)
+    return 2
+  }
+  const log = (line: string): void => void process.stderr.write(`${line}\n`)
+  // Phase 1: the live worlds and the counterfactual tapes, on every worker.
+  const realised = new Map<number, Realised[]>()
+  const tapes = new Map<string, { dir: string; trades: number; snapshots: number }>()
+  const simJobs: FidelityJob[] = args.seeds.flatMap((seed) => [
+    { kind: "live", seed } as const,
+    ...bots.map((agent) => ({ kind: "without", seed, agent, dir: tapeDirOf(args.out, seed, agent) }) as const)
+  ])
+  let done = 0
+  await pool(args, simJobs, (job, result) => {
+    done++
+    if (job.kind === "live") realised.set(job.seed, result as Realised[])
+    else if (job.kind === "without") tapes.set(`${job.seed}/${job.agent}`, result as { dir: string; trades: number; snapshots: number })
+    log(`fidelity: ${done}/${simJobs.length} worlds (${job.kind} seed ${job.seed}${job.kind === "without" ? ` without ${job.agent}` : ""})`)
+  })
+  // Phase 2: each bot that started, backtested on its counterfactual tape.
+  const btJobs: FidelityJob[] = []
+  for (const seed of args.seeds) {
+    for (const r of realised.get(seed) ?? []) {
+      const tape = tapes.get(`${seed}/${r.agent}`)
+      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape })
+    }
+  }
+  const runs: BotRun[] = []
+  await pool(args, btJobs, (_job, result) => {
+    runs.push(result as BotRun)
+    log(`fidelity: ${runs.length}/${btJobs.length} backtests (${QUEUE_MODELS.length} queue × ${LATENCY_MODELS.length} latency models each)`)
+  })
+  runs.sort((a, b) => a.seed - b.seed || a.agent.localeCompare(b.agent))
+  const s = summarise(scenario.name, args.seeds, args.snapshotSec, runs)
+  mkdirSync(args.out, { recursive: true })
+  writeFileSync(join(args.out, "fidelity.json"), `${JSON.stringify(s, null, 2)}\n`)
+  writeFileSync(join(args.out, "fidelity.txt"), `${table(s)}\n`)
+  if (args.json) process.stdout.write(`${JSON.stringify(s)}\n`)
+  else process.stdout.write(`${table(s)}\nwrote ${join(args.out, "fidelity.json")} and fidelity.txt\n`)
+  return 0
+}
+
+process.exitCode = await main()

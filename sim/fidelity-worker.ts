@@ -1,0 +1,27 @@
+// One worker thread of `npm run fidelity`: runs the jobs it is sent, one at a time.
+import { parentPort, workerData } from "node:worker_threads"
+import { backtestBot, type Realised, runLive, runWithout } from "./fidelity.ts"
+import { loadScenario } from "./scenario.ts"
+
+export type FidelityJob =
+  | { readonly kind: "live"; readonly seed: number }
+  | { readonly kind: "without"; readonly seed: number; readonly agent: string; readonly dir: string }
+  | { readonly kind: "backtest"; readonly seed: number; readonly realised: Realised; readonly tape: { dir: string; trades: number; snapshots: number } }
+
+const { file, durationSec, snapshotSec } = workerData as { file: string; durationSec: number | undefined; snapshotSec: number }
+const scenario = loadScenario(file)
+
+parentPort!.on("message", async (job: FidelityJob | null) => {
+  if (job === null) return process.exit(0)
+  try {
+    const result =
+      job.kind === "live"
+        ? await runLive(scenario, job.seed, durationSec)
+        : job.kind === "without"
+          ? await runWithout(scenario, job.seed, job.agent, job.dir, snapshotSec, durationSec)
+          : await backtestBot(job.seed, job.realised, job.tape)
+    parentPort!.postMessage({ job, result })
+  } catch (err) {
+    parentPort!.postMessage({ job, error: err instanceof Error ? (err.stack ?? err.message) : String(err) })
+  }
+})

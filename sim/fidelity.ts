@@ -1,0 +1,246 @@
+// The backtest's fidelity, measured (docs/backtesting.md "Fidelity"). For one scenario and
+// seed: run the world with the LP bots live and read each bot's realised outcome from the
+// journal; run it again without one bot (the counterfactual market: every other agent keeps
+// its seeds), write that run's tape with book snapshots, and backtest the bot's own spec on
+// it from the moment it started, in its markets, with its balance. Both sides are marked to
+// the same prices (the backtest's final marks) and compared over the same paid reward days.
+import { join } from "node:path"
+import { keyFromSecret } from "../src/client/keys.ts"
+import type { EngineEvent } from "../src/engine/types.ts"
+import { parseStrategySpec } from "../src/lp/strategy-spec.ts"
+import type { JournalRecord } from "../src/service/commands.ts"
+import { Exchange, memoryJournal } from "../src/service/exchange.ts"
+import { type BacktestConfig, DEFAULT_CONFIG, type LatencySpec, type QueueModelName, withTapeMeta } from "./backtest/config.ts"
+import { loadTape } from "./backtest/load.ts"
+import { runBacktest } from "./backtest/runner.ts"
+import { Rng } from "./random.ts"
+import { agentNames, runScenario } from "./run.ts"
+import type { Scenario } from "./scenario.ts"
+import { writeRunTape } from "./tape.ts"
+
+/** What one bot did, read from the live run's journal. */
+export interface Realised {
+  readonly agent: string
+  readonly user: string
+  readonly startSec: number
+  readonly markets: ReadonlyArray<string>
+  readonly strategy: Readonly<Record<string, string | number>>
+  /** The user's balance when the bot started: what the backtest account holds. */
+  readonly balanceMicro: number
+  readonly fills: number
+  readonly filledContracts: number
+  readonly rebatesMicro: number
+  /** Per market: cash from fills (rebates excluded) and the final holdings. */
+  readonly byMarket: Readonly<Record<string, { cashMicro: number; yes: number; no: number }>>
+  /** Rewards paid to the user, by day. */
+  readonly rewardsByDay: Readonly<Record<string, number>>
+}
+
+export interface LatencyModel {
+  readonly name: string
+  readonly feed: LatencySpec
+  readonly entry: LatencySpec
+}
+
+/**
+ * The latency models each bot-run is backtested with. `bot` describes the server-managed bot
+ * (decided before measuring): it is stepped once a second on the book as it stands, in
+ * process, so it sees an event 0–1 s late (mean 0.5 s) and its orders land at once.
+ */
+export const LATENCY_MODELS: ReadonlyArray<LatencyModel> = [
+  { name: "bot", feed: { baseMs: 0, jitterMs: 500 }, entry: { baseMs: 0, jitterMs: 0 } },
+  { name: "zero", feed: { baseMs: 0, jitterMs: 0 }, entry: { baseMs: 0, jitterMs: 0 } },
+  { name: "default", feed: DEFAULT_CONFIG.feedLatency, entry: DEFAULT_CONFIG.entryLatency }
+]
+export const QUEUE_MODELS: ReadonlyArray<QueueModelName> = ["risk-averse", "prob"]
+/** The pair the medians are quoted for: the default queue model and the bot's own latency. */
+export const HEADLINE = { queue: "risk-averse" as QueueModelName, latency: "bot" }
+
+export interface Side {
+  readonly fills: number
+  readonly filledContracts: number
+  readonly rewardsMicro: number
+  readonly tradingPnlMicro: number
+}
+
+export interface ModelResult extends Side {
+  readonly queue: QueueModelName
+  readonly latency: string
+  readonly fillsFromBookMoves: number
+  readonly queueDecreasesAtOurLevel: number
+}
+
+export interface BotRun {
+  readonly seed: number
+  readonly agent: string
+  readonly realised: Side
+  readonly backtests: ReadonlyArray<ModelResult>
+  readonly tape: string
+  readonly tapeTrades: number
+  readonly tapeSnapshots: number
+  readonly rewardDays: ReadonlyArray<number>
+}
+
+export const userOfAgent = (seed: number, name: string): string =>
+  keyFromSecret(new Rng(`twinbook-sim:${seed}`).fork("agents").fork(name).bytes32("ed25519")).user
+
+const BOT_KIND = "lp_bot"
+
+/** The LP-bot agents of a scenario, by name. */
+export const botAgents = (scenario: Scenario): string[] => agentNames(scenario).filter((n) => n.startsWith(`${BOT_KIND}-`))
+
+/** Each named bot's realised outcome, replaying the live run's journal. */
+export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: ReadonlyArray<{ agent: string; user: string }>): Realised[] => {
+  const x = new Exchange(() => 0, memoryJournal())
+  x.history.seed([], Number.POSITIVE_INFINITY)
+  const byUser = new Map(bots.map((b) => [b.user, b.agent]))
+  type Acc = { startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number; byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number> }
+  const acc = new Map<string, Acc>()
+  let current: JournalRecord | null = null
+  x.onApply((_r, result) => {
+    const cmd = current!.cmd
+    if (cmd.type === "lp_start" && byUser.has(cmd.user) && !acc.has(cmd.user)) {
+      const a = x.engine.accounts.get(cmd.user)
+      acc.set(cmd.user, {
+        startSec: current!.tsSec, markets: [...cmd.marketIds], strategy: { ...cmd.strategy }, balanceMicro: (a?.availableMicro ?? 0) + (a?.lockedMicro ?? 0),
+        fills: 0, filled: 0, rebates: 0, byMarket: Object.fromEntries(cmd.marketIds.map((m) => [m, { cashMicro: 0, yes: 0, no: 0 }])), rewards: {}
+      })
+    }
+    for (const ev of result.events as ReadonlyArray<EngineEvent>) {
+      if (ev.type === "fill") {
+        for (const [user, side, outcome, priceBps, rebate] of [
+          [ev.makerUser, ev.makerSide, ev.makerOutcome, ev.makerPriceBps, ev.makerRebateMicro],
+          [ev.takerUser, ev.takerSide, ev.takerOutcome, ev.takerPriceBps, 0]
+        ] as const) {
+          const s = acc.get(user)
+          const m = s?.byMarket[ev.marketId]
+          if (s === undefined || m === undefined) continue
+          s.fills++
+          s.filled += ev.size
+          s.rebates += rebate
+          const notional = ev.size * priceBps * 100
+          m.cashMicro += side === "buy" ? -notional : notional
+          if (outcome === "yes") m.yes += side === "buy" ? ev.size : -ev.size
+          else m.no += side === "buy" ? ev.size : -ev.size
+        }
+      } else if (ev.type === "credited" && ev.ref.startsWith("rewards:")) {
+        const s = acc.get(ev.user)
+        if (s !== undefined) s.rewards[ev.ref.slice("rewards:".length)] = (s.rewards[ev.ref.slice("rewards:".length)] ?? 0) + ev.amountMicro
+      }
+    }
+  })
+  for (const r of records) {
+    current = r
+    x.apply(r)
+  }
+  return [...acc.entries()].map(([user, s]) => ({
+    agent: byUser.get(user)!, user, startSec: s.startSec, markets: s.markets, strategy: s.strategy, balanceMicro: s.balanceMicro,
+    fills: s.fills, filledContracts: s.filled, rebatesMicro: s.rebates, byMarket: s.byMarket, rewardsByDay: s.rewards
+  }))
+}
+
+/** The live world: every bot's realised outcome. */
+export const runLive = async (scenario: Scenario, seed: number, durationSec?: number): Promise<Realised[]> => {
+  const summary = await runScenario(scenario, { seed, expectations: false, ...(durationSec === undefined ? {} : { durationSec }) })
+  const bots = botAgents(scenario).map((agent) => ({ agent, user: userOfAgent(seed, agent) }))
+  return realisedOf(summary.records as ReadonlyArray<JournalRecord>, bots)
+}
+
+/** The counterfactual world without `agent`: its tape (with snapshots) written to `dir`. */
+export const runWithout = async (scenario: Scenario, seed: number, agent: string, dir: string, snapshotSec: number, durationSec?: number): Promise<{ dir: string; trades: number; snapshots: number }> => {
+  const summary = await runScenario(scenario, { seed, expectations: false, without: [agent], ...(durationSec === undefined ? {} : { durationSec }) })
+  const { tape } = await writeRunTape(summary, { dir, intervalSec: snapshotSec, format: "parquet" }, [agent])
+  return { dir, trades: tape.meta.trades, snapshots: tape.meta.snapshots }
+}
+
+/** Backtests one bot on its counterfactual tape with every queue and latency model. */
+export const backtestBot = async (seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }): Promise<BotRun> => {
+  const { dataset, meta } = await loadTape(tape.dir)
+  const parsed = parseStrategySpec(realised.strategy)
+  if (!parsed.ok) throw new Error(`${realised.agent}: the journaled spec does not parse: ${parsed.field}: ${parsed.message}`)
+  const paidDays = Object.keys(realised.rewardsByDay).map(Number).sort((a, b) => a - b)
+  const results: ModelResult[] = []
+  let realisedSide: Side | null = null
+  for (const queue of QUEUE_MODELS) {
+    for (const lat of LATENCY_MODELS) {
+      const config: BacktestConfig = withTapeMeta(
+        {
+          ...DEFAULT_CONFIG, seed: `fidelity:${seed}:${realised.agent}`, capitalMicro: realised.balanceMicro,
+          strategy: { kind: "spec", spec: parsed.spec, params: parsed.params }, queueModel: queue, feedLatency: lat.feed, entryLatency: lat.entry,
+          quoteMarkets: realised.markets, startSec: realised.startSec
+        },
+        meta
+      )
+      const { report } = runBacktest(dataset, config)
+      const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
+      // Both sides marked to the backtest's final marks, market by market.
+      const markOf = (id: string): number | null => ours.find((m) => m.market_id === id)?.mark_bps ?? null
+      realisedSide ??= {
+        fills: realised.fills,
+        filledContracts: realised.filledContracts,
+        rewardsMicro: paidDays.reduce((s, d) => s + (realised.rewardsByDay[String(d)] ?? 0), 0),
+        tradingPnlMicro: Object.entries(realised.byMarket).reduce((s, [id, m]) => {
+          const mark = markOf(id)
+          return s + m.cashMicro + (mark === null ? 0 : Math.floor(m.yes * mark * 100 + m.no * (10_000 - mark) * 100))
+        }, 0)
+      }
+      results.push({
+        queue, latency: lat.name,
+        fills: ours.reduce((s, m) => s + m.fills, 0),
+        filledContracts: ours.reduce((s, m) => s + m.filled_contracts, 0),
+        rewardsMicro: report.rewardDays.filter((d) => paidDays.includes(d.day)).reduce((s, d) => s + d.lpMicro, 0),
+        tradingPnlMicro: ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0),
+        fillsFromBookMoves: report.summary.fills_from_book_moves,
+        queueDecreasesAtOurLevel: report.summary.queue_decreases_at_our_level
+      })
+    }
+  }
+  return { seed, agent: realised.agent, realised: realisedSide!, backtests: results, tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays: paidDays }
+}
+
+const median = (xs: ReadonlyArray<number>): number | null => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
+  if (s.length === 0) return null
+  return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+const ratio = (b: number, r: number): number => (r === 0 ? (b === 0 ? 1 : Number.POSITIVE_INFINITY) : b / r)
+
+export interface FidelitySummary {
+  readonly scenario: string
+  readonly seeds: ReadonlyArray<number>
+  /** Book snapshots of the counterfactual tapes: every this many seconds, 0 = at every change. */
+  readonly snapshot_interval_sec: number
+  readonly headline: { readonly queue: string; readonly latency: string }
+  readonly median_ratio: { readonly fills: number | null; readonly filled_contracts: number | null; readonly rewards: number | null }
+  readonly median_pnl_diff_usdc: number | null
+  /** Medians for every queue × latency model, same fields. */
+  readonly by_model: ReadonlyArray<{ queue: string; latency: string; fills: number | null; filled_contracts: number | null; rewards: number | null; pnl_diff_usdc: number | null }>
+  readonly target: { readonly ratio: readonly [number, number]; readonly pnl_diff_usdc: number }
+  readonly runs: ReadonlyArray<BotRun>
+}
+
+/** Medians over bot-runs of backtest ÷ realised (fills, contracts, rewards) and backtest − realised trading PnL. */
+export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapshotSec: number, runs: ReadonlyArray<BotRun>): FidelitySummary => {
+  const models = runs[0]?.backtests.map((b) => ({ queue: b.queue, latency: b.latency })) ?? []
+  const pick = (run: BotRun, q: string, l: string): ModelResult => run.backtests.find((b) => b.queue === q && b.latency === l)!
+  const med = (q: string, l: string) => ({
+    queue: q, latency: l,
+    fills: median(runs.map((r) => ratio(pick(r, q, l).fills, r.realised.fills))),
+    filled_contracts: median(runs.map((r) => ratio(pick(r, q, l).filledContracts, r.realised.filledContracts))),
+    rewards: median(runs.map((r) => ratio(pick(r, q, l).rewardsMicro, r.realised.rewardsMicro))),
+    pnl_diff_usdc: median(runs.map((r) => (pick(r, q, l).tradingPnlMicro - r.realised.tradingPnlMicro) / 1e6))
+  })
+  const by = models.map((m) => med(m.queue, m.latency))
+  const h = by.find((m) => m.queue === HEADLINE.queue && m.latency === HEADLINE.latency)
+  return {
+    scenario, seeds, snapshot_interval_sec: snapshotSec, headline: HEADLINE,
+    median_ratio: { fills: h?.fills ?? null, filled_contracts: h?.filled_contracts ?? null, rewards: h?.rewards ?? null },
+    median_pnl_diff_usdc: h?.pnl_diff_usdc ?? null,
+    by_model: by,
+    target: { ratio: [0.8, 1.25], pnl_diff_usdc: 10 },
+    runs
+  }
+}
+
+export const tapeDirOf = (outDir: string, seed: number, agent: string): string => join(outDir, `seed${seed}-without-${agent}`)

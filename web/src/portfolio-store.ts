@@ -1,0 +1,75 @@
+// The signed-in user's live state: balance, positions and open orders from the `user:` channel
+// (portfolio_snapshot / portfolio_update, full state each time), seeded from REST on every
+// (re)subscribe.
+import { effect, signal } from "@preact/signals"
+import { subscribe } from "./feed.ts"
+import { apiUrl, getJson, key } from "./session.ts"
+
+export interface BalanceView { readonly available: number; readonly locked: number; readonly total: number }
+export interface PositionRow {
+  readonly market_id: string
+  readonly outcome: string
+  readonly size: number
+  readonly yes?: number
+  readonly no?: number
+  readonly avg_price: number
+  readonly mark_price: number | null
+  readonly cash_pnl: number
+  readonly slug: string
+  readonly question?: string
+}
+export interface OpenOrder {
+  readonly id: number
+  readonly market_id: string
+  readonly side: "buy" | "sell"
+  readonly outcome: "yes" | "no"
+  readonly price: number
+  readonly original_size: number
+  readonly remaining: number
+  readonly created_at: number
+}
+
+export const balance = signal<BalanceView | null>(null)
+export const positions = signal<ReadonlyArray<PositionRow>>([])
+export const openOrders = signal<ReadonlyArray<OpenOrder>>([])
+/** Bumped on every portfolio frame: history tables re-read on it. */
+export const portfolioVersion = signal(0)
+
+export const reseedPortfolio = async (): Promise<void> => {
+  const k = key.value
+  if (k === null) return
+  const [b, p, o] = await Promise.all([
+    getJson<BalanceView>(apiUrl(`/v1/balance/${k.user}`)),
+    getJson<{ positions: PositionRow[] }>(apiUrl(`/v1/positions/all/${k.user}`)),
+    getJson<{ orders: OpenOrder[] }>(apiUrl(`/v1/orders/all/${k.user}`))
+  ])
+  if (key.value?.user !== k.user) return
+  balance.value = b
+  positions.value = p.positions
+  openOrders.value = o.orders
+  portfolioVersion.value++
+}
+
+export const startPortfolio = (): void => {
+  let unsub: (() => void) | null = null
+  effect(() => {
+    const k = key.value
+    unsub?.()
+    unsub = null
+    balance.value = null
+    positions.value = []
+    openOrders.value = []
+    if (k === null) return
+    void reseedPortfolio().catch(() => {})
+    // The user: channel answers each (re)subscribe with a full snapshot, then a full state per change.
+    unsub = subscribe(`user:${k.user}`, (e) => {
+      if (e.type === "state" && e.state === "open") void reseedPortfolio().catch(() => {})
+      if (e.type !== "portfolio" || e.user !== k.user) return
+      const s = e.state as unknown as { balance: BalanceView; positions: PositionRow[]; open_orders: OpenOrder[] }
+      balance.value = s.balance
+      positions.value = s.positions
+      openOrders.value = s.open_orders
+      portfolioVersion.value++
+    })
+  })
+}
