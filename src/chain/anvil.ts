@@ -125,7 +125,9 @@ const startOnce = async (bin: string, port: number, chainId: number, options: An
   const configOut = join(tmpdir(), `twinbook-anvil-${process.pid}-${port}-${starts++}.json`)
   rmSync(configOut, { force: true })
   const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId), "--quiet", "--config-out", configOut, ...(options.args ?? [])]
-  const child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] })
+  // Its own process group: a Ctrl-C (SIGINT to the terminal's foreground group) reaches the service
+  // alone, which saves the chain's state and then stops Anvil; the watchdog covers the service dying.
+  const child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"], detached: true })
   let stderr = ""
   child.stderr?.setEncoding("utf8")
   child.stderr?.on("data", (chunk: string) => {
@@ -246,7 +248,7 @@ export const processAlive = (pid: number): boolean => {
 const startWatchdog = (pid: number): ChildProcess | null => {
   if (process.platform === "win32") return null
   const script = 'read -r _; kill -TERM "$1" 2>/dev/null; i=0; while [ $i -lt 30 ] && kill -0 "$1" 2>/dev/null; do sleep 0.1; i=$((i+1)); done; kill -KILL "$1" 2>/dev/null'
-  const watchdog = spawn("/bin/sh", ["-c", script, "twinbook-anvil-watchdog", String(pid)], { stdio: ["pipe", "ignore", "ignore"], detached: false })
+  const watchdog = spawn("/bin/sh", ["-c", script, "twinbook-anvil-watchdog", String(pid)], { stdio: ["pipe", "ignore", "ignore"], detached: true })
   watchdog.on("error", () => {}) // no sh: the exit hook alone stops Anvil, as before
   watchdog.stdin?.on("error", () => {})
   // Neither the watchdog nor its pipe keeps this process alive.

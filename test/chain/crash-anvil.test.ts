@@ -79,9 +79,10 @@ afterAll(async () => {
   }
 })
 
-const boot = async (dataDir: string) => {
+const boot = async (dataDir: string, detached = false) => {
   const child = await startChildServer({
     dataDir,
+    detached,
     startTimeoutMs: 120_000,
     env: { CHAIN: "embedded", DEPOSIT_PORT: "0", CHAIN_POLL_MS: "50", ADMIN_TOKEN: ADMIN, VERIFY_WORKERS: "0", SNAPSHOT_INTERVAL_SEC: "0" }
   })
@@ -194,4 +195,18 @@ describe("the embedded chain across a SIGKILL of the service (real process)", ()
     expect((await third.child.exited).code).toBe(0)
     expect(anvilsOf(dataDir)).toEqual([])
   }, 300_000)
+
+  it("stops cleanly on a Ctrl-C to its process group: the chain's state is saved at the stop and no Anvil is left", async () => {
+    // A terminal's Ctrl-C signals the whole foreground group; Anvil must not die before the
+    // service has saved its state (it used to: "the state could not be saved at stop").
+    const dataDir = mkdtempSync(join(tmpdir(), "twinbook-ctrlc-anvil-"))
+    dirs.push(dataDir)
+    const { child } = await boot(dataDir, true)
+    process.kill(-child.pid, "SIGINT")
+    const { code } = await child.exited
+    expect(code).toBe(0)
+    expect(child.stderr()).not.toMatch(/could not be saved/)
+    expect(child.lines).toContain("twinbook stopped")
+    await until("its Anvil to be gone", () => (anvilsOf(dataDir).length === 0 ? true : null))
+  }, 180_000)
 })

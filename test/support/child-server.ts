@@ -28,6 +28,8 @@ export interface ChildServerOptions {
   readonly env?: Record<string, string>
   /** Gives up (and kills the child) if it has not printed its URL by then. */
   readonly startTimeoutMs?: number
+  /** Its own process group, so a test can signal the group as a terminal's Ctrl-C does. */
+  readonly detached?: boolean
 }
 
 const URL_LINE = /^twinbook API\s+(http:\/\/\S+?)\/v1\/markets/
@@ -40,7 +42,8 @@ export const startChildServer = (opts: ChildServerOptions): Promise<ChildServer>
   const child: ChildProcess = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env,
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: opts.detached ?? false
   })
   const lines: string[] = []
   let err = ""
