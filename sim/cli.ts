@@ -1,10 +1,10 @@
 // `npm run sim -- scenarios/<file> [--seed N] [--seeds A..B] [--duration 1h] [--json] [--log path|--no-log]
 //   [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...`
-import { basename } from "node:path"
-import { LOG_FORMAT, LOG_VERSION, writeLog } from "./journal-log.ts"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import { runScenario, type Summary } from "./run.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
-import { parseSeeds, runSweep, type SweepSummary } from "./sweep.ts"
+import { inSeedOrder, parseSeeds, runSweep, seedLine, seedOk, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep.ts"
 import { progressBar } from "./progress.ts"
 import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
 import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
@@ -101,6 +101,7 @@ const printSummary = (s: SweepSummary, logPath: string | null): void => {
   for (const f of s.failures) w(`  FAILURE ${f}`)
   if (logPath !== null) w(`  log ${logPath} (npm run replay -- ${logPath})`)
   w(`journalHash ${s.journalHash}`)
+  w(`stateHash ${s.stateHash}`)
 }
 
 /** What the simulated disk did and how recovery coped (storage scenarios). */
@@ -128,22 +129,33 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
   const tty = process.stderr.isTTY === true && !args.json
   if (args.seeds !== undefined) {
+    const seeds = args.seeds
     const bar = tty ? progressBar(`sweep ${scenario.name}`) : null
-    const results = await runSweep(args.file, args.seeds, args.durationSec, (r, done) => {
-      bar?.update(done / args.seeds!.length, `${done}/${args.seeds!.length} seeds`)
-      if (!tty && !args.json) process.stderr.write(`seed ${r.seed}: ${r.error !== undefined ? "ERROR" : r.summary!.ok ? "ok" : "FAILED"}\n`)
-    })
-    bar?.done()
-    const failing = results.filter((r) => r.error !== undefined || !r.summary!.ok)
+    // --log DIR: where each seed's log and the sweep table go (default out/sim); --no-log: the table only.
+    const outDir = args.log ?? "out/sim"
     const durationFlag = args.durationSec === undefined ? "" : ` --duration ${args.durationSec}s`
-    const rows = failing.map((r) => ({
-      seed: r.seed,
-      reason: r.error ?? r.summary!.failures[0] ?? "",
-      reproduce: `npm run sim -- ${args.file} --seed ${r.seed}${durationFlag}`
-    }))
-    if (args.json) process.stdout.write(`${JSON.stringify({ scenario: scenario.name, seeds: results.length, failing: rows, results: results.map((r) => ({ seed: r.seed, ok: r.summary?.ok ?? false, journalHash: r.summary?.journalHash ?? null })) })}\n`)
-    else {
-      process.stdout.write(`sweep ${scenario.name}: ${results.length - failing.length}/${results.length} seeds passed\n`)
+    const reproduce = (seed: number): string => `npm run sim -- ${args.file} --seed ${seed}${durationFlag}`
+    // One line per seed, in seed order, as soon as every earlier seed is in.
+    const print = inSeedOrder(seeds, (r) => {
+      if (args.json) return
+      if (bar !== null) process.stderr.write("\r\x1b[K")
+      process.stdout.write(`${seedLine(r)}\n`)
+    })
+    const results = await runSweep(args.file, seeds, args.durationSec, (r, done) => {
+      print(r)
+      bar?.update(done / seeds.length, `${done}/${seeds.length} seeds`)
+    }, undefined, args.log === null ? null : outDir)
+    bar?.done()
+    const failing = results.filter((r) => !seedOk(r))
+    const rows = failing.map((r) => ({ seed: r.seed, reason: r.error ?? r.summary!.failures[0] ?? "", reproduce: reproduce(r.seed) }))
+    const tablePath = join(args.log ?? "out/sim", `${basename(args.file, ".json")}-sweep-${seeds[0]}-${seeds.at(-1)}.md`)
+    mkdirSync(dirname(tablePath), { recursive: true })
+    writeFileSync(tablePath, sweepMarkdown(scenario.name, results, reproduce))
+    if (args.json) {
+      const perSeed = results.map((r) => ({ seed: r.seed, ok: seedOk(r), journalHash: r.summary?.journalHash ?? null, stateHash: r.summary?.stateHash ?? null, log: r.log ?? null }))
+      process.stdout.write(`${JSON.stringify({ scenario: scenario.name, seeds: results.length, passed: results.length - failing.length, failing: rows, results: perSeed, table: tablePath })}\n`)
+    } else {
+      process.stdout.write(`sweep ${scenario.name}: ${results.length - failing.length}/${results.length} seeds passed, ${failing.length} failed\n`)
       // Storage scenarios: the disk's faults and the recoveries, summed over the seeds.
       const disks = results.flatMap((r) => (r.summary?.storage == null ? [] : [r.summary]))
       if (disks.length > 0) {
@@ -151,6 +163,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         process.stdout.write(`  over ${disks.length} seeds: ${disks.reduce((n, d) => n + d.crashes, 0)} crashes; ${storageLine(total)}\n`)
       }
       for (const row of rows) process.stdout.write(`  seed ${row.seed} FAILED: ${row.reason.split("\n")[0]}\n    reproduce: ${row.reproduce}\n`)
+      process.stdout.write(`table ${tablePath}\n`)
     }
     return failing.length === 0 ? 0 : 1
   }
@@ -176,22 +189,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stderr.write(`tape: ${tape.meta.trades} trades, ${tape.meta.snapshots} book snapshots → ${files.join(", ")}\n`)
   }
   const logPath = args.log === null ? null : (args.log ?? `out/sim/${basename(args.file, ".json")}-seed${summary.seed}.log`)
-  if (logPath !== null) {
-    writeLog(
-      logPath,
-      {
-        format: LOG_FORMAT,
-        version: LOG_VERSION,
-        scenario: summary.scenario,
-        seed: summary.seed,
-        startSec: summary.startSec,
-        records: summary.records.length,
-        journalHash: summary.journalHash,
-        stateHash: summary.stateHash
-      },
-      summary.records as never
-    )
-  }
+  if (logPath !== null) writeSummaryLog(logPath, summary)
   const { records: _records, ...rest } = summary
   if (args.json) process.stdout.write(`${JSON.stringify({ ...rest, log: logPath })}\n`)
   else printSummary(rest, logPath)

@@ -228,7 +228,7 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     lpBotsStarted: stats.lpBotsStarted,
     rewardsPaidMicro: auditor.rewardsPaidMicro
   }
-  if (opts.expectations ?? true) checkExpectations(scenario, base, byStatus, errorCodes, stats)
+  if (opts.expectations ?? true) checkExpectations(scenario, base, byStatus, errorCodes, stats, durationSec)
   return {
     scenario: scenario.name,
     seed,
@@ -284,16 +284,33 @@ const storageOptions = (s: NonNullable<Scenario["storage"]>, tamper: RunOptions[
   ...(tamper === undefined ? {} : { tamper })
 })
 
+/** The `expect` bounds that count steady activity, scaled to the run's length by --duration; the rest are per run. */
+export const SCALED_EXPECT = ["min_fills", "min_volume_usdc", "min_withdrawals_confirmed", "min_orders_queued"] as const
+
+/** The scenario's `expect` for a run of durationSec: activity bounds × durationSec / duration, rounded down. */
+export const scaledExpect = (scenario: Scenario, durationSec: number): Scenario["expect"] => {
+  if (durationSec === scenario.duration || scenario.duration <= 0) return scenario.expect
+  const e: Record<string, unknown> = { ...scenario.expect }
+  for (const k of SCALED_EXPECT) {
+    const v = scenario.expect[k]
+    if (v !== undefined) e[k] = Math.floor((v * durationSec) / scenario.duration)
+  }
+  return e as Scenario["expect"]
+}
+
 const checkExpectations = (
   scenario: Scenario,
   got: { fills: number; volumeUsdc: number; depositsCredited: number; withdrawalsConfirmed: number; ordersQueued: number; redeemedMarkets: number; lpBotsStarted: number; rewardsPaidMicro: number },
   byStatus: Record<string, number>,
   errorCodes: Record<string, number>,
-  stats: RunStats
+  stats: RunStats,
+  durationSec: number
 ): void => {
-  const e = scenario.expect
+  const e = scaledExpect(scenario, durationSec)
   const atLeast = (what: string, value: number, min: number | undefined): void => {
-    if (min !== undefined && value < min) stats.fail(`expect: ${what} ${value} < ${min}`)
+    if (min === undefined || value >= min) return
+    const written = (scenario.expect as Record<string, unknown>)[`min_${what}`]
+    stats.fail(`expect: ${what} ${value} < ${min}${typeof written === "number" && written !== min ? ` (${written} scaled to ${durationSec} s of ${scenario.duration} s)` : ""}`)
   }
   atLeast("fills", got.fills, e.min_fills)
   atLeast("volume_usdc", got.volumeUsdc, e.min_volume_usdc)

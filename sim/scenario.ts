@@ -233,6 +233,86 @@ export const decodeScenario = (value: unknown, source = "scenario"): Scenario =>
   throw new ScenarioError(`${source} is not a valid scenario:\n${lines.join("\n")}`)
 }
 
+/** The offset of the first JSON syntax error in text (null if none found): a small recursive-descent scan. */
+const jsonErrorOffset = (text: string): number | null => {
+  let i = 0
+  const ws = (): void => {
+    while (i < text.length && " \t\r\n".includes(text[i]!)) i++
+  }
+  const fail = (): never => {
+    throw i
+  }
+  const str = (): void => {
+    if (text[i] !== '"') fail()
+    i++
+    while (i < text.length && text[i] !== '"') {
+      if (text[i] === "\\") i++
+      else if (text.charCodeAt(i) < 0x20) fail()
+      i++
+    }
+    if (i >= text.length) fail()
+    i++
+  }
+  const value = (): void => {
+    ws()
+    const c = text[i]
+    if (c === "{") {
+      i++
+      ws()
+      if (text[i] === "}") return void i++
+      for (;;) {
+        ws()
+        str()
+        ws()
+        if (text[i] !== ":") fail()
+        i++
+        value()
+        ws()
+        if (text[i] === ",") i++
+        else if (text[i] === "}") return void i++
+        else fail()
+      }
+    } else if (c === "[") {
+      i++
+      ws()
+      if (text[i] === "]") return void i++
+      for (;;) {
+        value()
+        ws()
+        if (text[i] === ",") i++
+        else if (text[i] === "]") return void i++
+        else fail()
+      }
+    } else if (c === '"') str()
+    else {
+      const lit = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 64))
+      if (lit === null) fail()
+      i += lit![0].length
+    }
+  }
+  try {
+    value()
+    ws()
+    return i < text.length ? i : null
+  } catch (at) {
+    return typeof at === "number" ? Math.min(at, text.length) : null
+  }
+}
+
+/** "file is not valid JSON at line L, column C: ..." from JSON.parse's "at position N" (1-based line and column), with the line shown. */
+export const jsonSyntaxError = (path: string, text: string, message: string): string => {
+  const m = /at position (\d+)/.exec(message)
+  // V8 gives no position for some errors ("Unexpected token ']', ... is not valid JSON"): find it by scanning.
+  const pos = m !== null ? Number(m[1]) : jsonErrorOffset(text)
+  const bare = m !== null ? message.replace(/ in JSON at position \d+.*$/, "") : message.replace(/, (?:\.\.\.)?".*$/s, "")
+  if (pos === null) return `${path} is not valid JSON: ${message}`
+  const before = text.slice(0, pos)
+  const line = before.split("\n").length
+  const col = pos - before.lastIndexOf("\n")
+  const src = text.split("\n")[line - 1] ?? ""
+  return `${path} is not valid JSON at line ${line}, column ${col}: ${bare}\n  ${src}\n  ${" ".repeat(Math.max(0, col - 1))}^`
+}
+
 export const loadScenario = (path: string): Scenario => {
   let text: string
   try {
@@ -244,7 +324,7 @@ export const loadScenario = (path: string): Scenario => {
   try {
     value = JSON.parse(text)
   } catch (err) {
-    throw new ScenarioError(`${path} is not valid JSON: ${(err as Error).message}`)
+    throw new ScenarioError(jsonSyntaxError(path, text, (err as Error).message))
   }
   return decodeScenario(value, path)
 }

@@ -2,8 +2,9 @@
 import { parentPort, workerData } from "node:worker_threads"
 import { runScenario } from "./run.ts"
 import { loadScenario } from "./scenario.ts"
+import { seedLogPath, writeSummaryLog } from "./sweep.ts"
 
-const { file, durationSec } = workerData as { file: string; durationSec: number | undefined }
+const { file, durationSec, logDir } = workerData as { file: string; durationSec: number | undefined; logDir: string | null }
 const scenario = loadScenario(file)
 
 parentPort!.on("message", async (seed: number | null) => {
@@ -11,8 +12,10 @@ parentPort!.on("message", async (seed: number | null) => {
   try {
     const wallMs = (): number => performance.now() // live-only: wall time is reported, never used by the run
     const summary = await runScenario(scenario, { seed, ...(durationSec === undefined ? {} : { durationSec }), wallMs })
+    const log = logDir === null || logDir === undefined ? undefined : seedLogPath(logDir, file, seed)
+    if (log !== undefined) writeSummaryLog(log, summary)
     const { records: _records, ...rest } = summary
-    parentPort!.postMessage({ seed, summary: rest })
+    parentPort!.postMessage({ seed, summary: rest, ...(log === undefined ? {} : { log }) })
   } catch (err) {
     parentPort!.postMessage({ seed, error: err instanceof Error ? (err.stack ?? err.message) : String(err) })
   }

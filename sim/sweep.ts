@@ -2,6 +2,8 @@
 // scenario; failing seeds come back with the exact command that reproduces them.
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
+import { basename, join } from "node:path"
+import { LOG_FORMAT, LOG_VERSION, writeLog } from "./journal-log.ts"
 import type { Summary } from "./run.ts"
 
 export type SweepSummary = Omit<Summary, "records">
@@ -10,6 +12,73 @@ export interface SweepResult {
   readonly seed: number
   readonly summary?: SweepSummary
   readonly error?: string
+  /** The seed's run log (npm run replay), when the sweep writes logs. */
+  readonly log?: string
+}
+
+/** Where a seed's run log goes: `<dir>/<scenario file name>-seed<N>.log`, as a single run names it. */
+export const seedLogPath = (dir: string, file: string, seed: number): string => join(dir, `${basename(file, ".json")}-seed${seed}.log`)
+
+/** The run log of one run: header with both hashes, then every journal record. */
+export const writeSummaryLog = (path: string, summary: Summary): void =>
+  writeLog(
+    path,
+    {
+      format: LOG_FORMAT,
+      version: LOG_VERSION,
+      scenario: summary.scenario,
+      seed: summary.seed,
+      startSec: summary.startSec,
+      records: summary.records.length,
+      journalHash: summary.journalHash,
+      stateHash: summary.stateHash
+    },
+    summary.records as never
+  )
+
+/** Results arrive in completion order; this hands them on in seed order, each as soon as every earlier seed is in. */
+export const inSeedOrder = (seeds: ReadonlyArray<number>, emit: (r: SweepResult) => void): ((r: SweepResult) => void) => {
+  const order = [...seeds].sort((a, b) => a - b)
+  const waiting = new Map<number, SweepResult>()
+  let next = 0
+  return (r) => {
+    waiting.set(r.seed, r)
+    while (next < order.length && waiting.has(order[next]!)) {
+      emit(waiting.get(order[next]!)!)
+      waiting.delete(order[next]!)
+      next++
+    }
+  }
+}
+
+export const seedOk = (r: SweepResult): boolean => r.error === undefined && r.summary!.ok
+
+/** One line per seed: verdict, both hashes, the log. */
+export const seedLine = (r: SweepResult): string =>
+  r.summary === undefined
+    ? `seed ${r.seed} ERROR ${(r.error ?? "").split("\n")[0]}`
+    : `seed ${r.seed} ${r.summary.ok ? "ok    " : "FAILED"} journalHash ${r.summary.journalHash} stateHash ${r.summary.stateHash}${r.log === undefined ? "" : ` log ${r.log}`}`
+
+/** The sweep as a Markdown table: every seed with its hashes, and each failure with the command that reproduces it. */
+export const sweepMarkdown = (scenario: string, results: ReadonlyArray<SweepResult>, reproduce: (seed: number) => string): string => {
+  const failing = results.filter((r) => !seedOk(r))
+  const cell = (t: string): string => t.replaceAll("|", "\\|").replaceAll("\n", " ")
+  const lines = [
+    `# Seed sweep: ${scenario}`,
+    "",
+    `${results.length - failing.length} of ${results.length} seeds passed, ${failing.length} failed.`,
+    "",
+    "| seed | result | journalHash | stateHash | log | reproduce |",
+    "|---:|---|---|---|---|---|",
+    ...results.map((r) =>
+      `| ${r.seed} | ${seedOk(r) ? "ok" : r.error !== undefined ? "ERROR" : "FAILED"} | ${r.summary?.journalHash ?? "-"} | ${r.summary?.stateHash ?? "-"} | ${r.log ?? "-"} | ${seedOk(r) ? "" : `\`${reproduce(r.seed)}\``} |`
+    )
+  ]
+  if (failing.length > 0) {
+    lines.push("", "## Failures", "")
+    for (const r of failing) lines.push(`- seed ${r.seed}: ${cell((r.error ?? r.summary!.failures[0] ?? "").split("\n")[0]!)}  \n  reproduce: \`${reproduce(r.seed)}\``)
+  }
+  return `${lines.join("\n")}\n`
 }
 
 export const runSweep = async (
@@ -17,13 +86,15 @@ export const runSweep = async (
   seeds: ReadonlyArray<number>,
   durationSec: number | undefined,
   onResult: (r: SweepResult, done: number) => void,
-  workers = Math.min(availableParallelism(), seeds.length)
+  workers = Math.min(availableParallelism(), seeds.length),
+  /** Each seed's run log goes here (seedLogPath); null: no logs. */
+  logDir: string | null = null
 ): Promise<SweepResult[]> => {
   const queue = [...seeds]
   const results: SweepResult[] = []
   const runWorker = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const w = new Worker(new URL("./sweep-worker.mjs", import.meta.url), { workerData: { file, durationSec } })
+      const w = new Worker(new URL("./sweep-worker.mjs", import.meta.url), { workerData: { file, durationSec, logDir } })
       const next = (): void => {
         const seed = queue.shift()
         if (seed === undefined) {

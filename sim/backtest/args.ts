@@ -55,7 +55,7 @@ sweeps
   --workers N              sweep workers (default: min(2, cores))
 output
   --out DIR                DuckDB file and HTML page (default ${DEFAULT_OUT})
-  --json                   print one JSON object as the last stdout line
+  --json                   stdout is one JSON object only (the summary goes to stderr)
   --no-html                skip the HTML page`
 
 const VALUE_FLAGS = new Set([

@@ -1,6 +1,6 @@
 // `npm run backtest -- [options]` (see USAGE in args.ts and docs/backtesting.md).
-// One run: console summary, DuckDB file and HTML page under --out, and with --json one JSON
-// object as the last stdout line. With --sweep: every combination on worker threads and a
+// One run: console summary, DuckDB file and HTML page under --out; with --json stdout is one
+// JSON object and nothing else (the summary goes to stderr). With --sweep: every combination on worker threads and a
 // results table instead. Exit codes: 0 ok, 2 bad input, 1 anything else.
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -12,6 +12,7 @@ import { isTapeDir, loadDataset, loadTape } from "./load.ts"
 import { writeReportDb, writeSweepDb } from "./output-db.ts"
 import { combinations } from "./params.ts"
 import { progressBar } from "./progress.ts"
+import { commandOf, inputFiles, type Reproduction, settingsOf } from "./reproduce.ts"
 import { formatSummary } from "./report.ts"
 import { runBacktest } from "./runner.ts"
 import { formatSweep, runSweep, sweepCells, sweepTable } from "./sweep.ts"
@@ -32,6 +33,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     opts = { ...opts, config: withTapeMeta(opts.config, tape.meta) }
   } else data = await loadDataset(opts.data!, opts.snapshots)
   const loadedMs = performance.now() - t0 // live-only: wall time reported by the CLI
+  for (const w of data.warnings) process.stderr.write(`backtest: WARNING ${data.source}: ${w}\n`)
+  // With --json, stdout carries only the JSON object (so `| jq` works); the human text goes to stderr.
+  const human = (text: string): void => void (opts.json ? process.stderr : process.stdout).write(text)
   mkdirSync(opts.out, { recursive: true })
 
   if (opts.sweeps.length > 0) {
@@ -49,11 +53,12 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       const { header, rows } = sweepCells(table)
       writeFileSync(htmlPath, renderSweepHtml(header, rows, note))
     }
-    process.stdout.write(`${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
+    human(`${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
     if (opts.json) process.stdout.write(`${JSON.stringify({ sweep: table, wall_ms: wallMs, out: dbPath })}\n`)
     return 0
   }
 
+  const inputs = opts.synthetic !== null ? [] : inputFiles([opts.data!, ...(opts.snapshots === null ? [] : [opts.snapshots])])
   const bar = progressBar(`backtest ${data.count.toLocaleString("en-US")} events`)
   const runStart = performance.now() // live-only: wall time reported by the CLI
   const { report } = runBacktest(data, opts.config, { onProgress: (d, t) => bar.update(d, t) })
@@ -62,15 +67,16 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const dbPath = join(opts.out, "backtest.duckdb")
   await writeReportDb(dbPath, report, JSON.stringify(opts.config))
   const htmlPath = join(opts.out, "report.html")
-  if (opts.html) writeFileSync(htmlPath, renderHtml(report))
+  const reproduce: Reproduction = { command: commandOf(argv), inputs, settings: settingsOf(opts.config, report.markets[0]?.params) }
+  if (opts.html) writeFileSync(htmlPath, renderHtml(report, undefined, reproduce))
   const wallMs = Math.round(performance.now() - t0) // live-only: wall time reported by the CLI
   const eventsPerSec = Math.round(data.count / Math.max(runMs / 1000, 1e-9))
-  process.stdout.write(`${formatSummary(report)}\n\n`)
-  process.stdout.write(`replayed ${data.count.toLocaleString("en-US")} events in ${(runMs / 1000).toFixed(2)} s (${eventsPerSec.toLocaleString("en-US")}/s); load ${(loadedMs / 1000).toFixed(2)} s, wall ${(wallMs / 1000).toFixed(2)} s\n`)
-  process.stdout.write(`wrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
+  human(`${formatSummary(report)}\n\n`)
+  human(`replayed ${data.count.toLocaleString("en-US")} events in ${(runMs / 1000).toFixed(2)} s (${eventsPerSec.toLocaleString("en-US")}/s); load ${(loadedMs / 1000).toFixed(2)} s, wall ${(wallMs / 1000).toFixed(2)} s\n`)
+  human(`wrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
   if (opts.json) {
     const { series: _series, fills: _fills, ...rest } = report
-    process.stdout.write(`${JSON.stringify({ ...rest, wall_ms: wallMs, replay_ms: Math.round(runMs), events_per_sec: eventsPerSec, out: { duckdb: dbPath, html: opts.html ? htmlPath : null } })}\n`)
+    process.stdout.write(`${JSON.stringify({ ...rest, reproduce, wall_ms: wallMs, replay_ms: Math.round(runMs), events_per_sec: eventsPerSec, out: { duckdb: dbPath, html: opts.html ? htmlPath : null } })}\n`)
   }
   return 0
 }

@@ -35,6 +35,10 @@ export interface Dataset {
   readonly levelIsAsk: Uint8Array
   readonly levelPrice: Uint16Array
   readonly levelSize: Int32Array
+  /** What is suspect in the input but not fatal (rows out of order, duplicates), each naming a row: shown loudly. */
+  readonly warnings: ReadonlyArray<string>
+  /** Facts about the input a reader should know that are not suspect on their own (shown as report notes). */
+  readonly notes: ReadonlyArray<string>
 }
 
 /** Trades as loaded, in file order. `tMs` is whole seconds × 1000 unless `exactMs`. */
@@ -69,6 +73,51 @@ const stableOrder = (n: number, key: Float64Array): Int32Array => {
   }
   if (sorted) return idx
   return Int32Array.from(Array.from(idx).sort((a, b) => key[a]! - key[b]! || a - b))
+}
+
+/**
+ * Trade rows out of time order (they are sorted, but a file that is not is often the wrong file)
+ * and exact duplicates (same time, market, price, size and side: a feed that repeats itself).
+ * Rows are named 1-based in file order, as the loader names bad values.
+ */
+export const tradeWarnings = (trades: TradeColumns, order: Int32Array): { warnings: string[]; notes: string[] } => {
+  const out: string[] = []
+  const notes: string[] = []
+  let late = 0
+  let firstLate = -1
+  for (let i = 1; i < trades.n; i++) {
+    if (trades.tMs[i]! < trades.tMs[i - 1]!) {
+      late++
+      if (firstLate < 0) firstLate = i
+    }
+  }
+  if (late > 0) {
+    out.push(`data row ${firstLate + 1} is earlier than data row ${firstLate} (${trades.tMs[firstLate]! / 1000} s < ${trades.tMs[firstLate - 1]! / 1000} s): ${late} row(s) out of time order, replayed sorted by time`)
+  }
+  let dups = 0
+  let example = ""
+  for (let i = 0; i < trades.n; ) {
+    const t = trades.tMs[order[i]!]!
+    if (i + 1 >= trades.n || trades.tMs[order[i + 1]!] !== t) {
+      i++
+      continue
+    }
+    const seen = new Map<string, number>()
+    for (; i < trades.n && trades.tMs[order[i]!] === t; i++) {
+      const r = order[i]!
+      const key = `${trades.market[r]}:${trades.priceBps[r]}:${trades.size[r]}:${trades.side[r]}`
+      const prev = seen.get(key)
+      if (prev === undefined) seen.set(key, r)
+      else {
+        dups++
+        if (example === "") example = `data row ${r + 1} duplicates data row ${prev + 1} (same time, market, price, size and side)`
+      }
+    }
+  }
+  // Whole-second data cannot tell a repeated record from two equal trades in one second: a note, not a warning.
+  if (dups > 0 && trades.exactMs) out.push(`${example}: ${dups} duplicate row(s), kept as separate trades; remove them if the feed repeats itself`)
+  else if (dups > 0) notes.push(`${example} within one second: ${dups} such row(s), kept as separate trades (whole-second data cannot tell a repeated record from two equal trades)`)
+  return { warnings: out, notes }
 }
 
 export const buildDataset = (source: string, trades: TradeColumns, levels: LevelColumns | null): Dataset => {
@@ -156,7 +205,8 @@ export const buildDataset = (source: string, trades: TradeColumns, levels: Level
     levelStart: new Int32Array(count),
     levelIsAsk: Uint8Array.from(lvIsAsk),
     levelPrice: Uint16Array.from(lvPrice),
-    levelSize: Int32Array.from(lvSize)
+    levelSize: Int32Array.from(lvSize),
+    ...tradeWarnings(trades, tOrder)
   }
   let ti = 0
   let si = 0

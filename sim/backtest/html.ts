@@ -2,7 +2,8 @@
 // inventory per market, and our best quotes against the mid per market). No scripts, no
 // external assets; series are thinned to at most MAX_POINTS points per line.
 import { dayLabel } from "../../src/service/rewards-book.ts"
-import type { BacktestReport } from "./report.ts"
+import { type BacktestReport, statsLines } from "./report.ts"
+import type { Reproduction } from "./reproduce.ts"
 
 const MAX_POINTS = 1_200
 const W = 900
@@ -83,7 +84,7 @@ table{border-collapse:collapse;margin:8px 0 18px}td,th{border-bottom:1px solid #
 td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}
 svg{background:#fcfcfc;border:1px solid #e4e4e4}svg text{font-size:11px;fill:#555}.grid{stroke:#eee}
 .legend span{margin-right:14px;font-size:12px}.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
-.muted{color:#888}.kv td{text-align:left}`
+.muted{color:#888}.kv td{text-align:left}pre{background:#f4f4f4;padding:8px;white-space:pre-wrap}.note{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:6px 0}`
 
 /** The sweep's results table as a page (columns as in the console table). */
 export const renderSweepHtml = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, note: string): string =>
@@ -93,7 +94,13 @@ export const renderSweepHtml = (header: ReadonlyArray<string>, rows: ReadonlyArr
 </body></html>
 `
 
-export const renderHtml = (r: BacktestReport, title = "twinbook backtest"): string => {
+/** The page's "Reproduce" section: the exact command, each input with its sha256, every setting. */
+const reproduceSection = (x: Reproduction): string =>
+  `<h2>Reproduce</h2><p>From the repository root:</p><pre id="command">${esc(x.command)}</pre>
+${x.inputs.length === 0 ? "<p>Input: generated (--synthetic), from the seed below.</p>" : table(["input file", "bytes", "sha256"], x.inputs.map((f) => [f.path, String(f.bytes), f.sha256]))}
+${table(["setting", "value"], x.settings.map(([k, v]) => [k, v]), "kv")}`
+
+export const renderHtml = (r: BacktestReport, title = "twinbook backtest", reproduce: Reproduction | null = null): string => {
   const s = r.summary
   const se = r.series
   const summary: Array<[string, string]> = [
@@ -105,7 +112,8 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest"): stri
     ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves); ${s.filled_contracts.toLocaleString("en-US")} of ${s.quoted_contracts.toLocaleString("en-US")} quoted contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected; volume ${usdc(s.volume_micro)} USDC`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
-    ["time paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (summed over markets)`]
+    ["time paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (summed over markets)`],
+    ...statsLines(r.stats)
   ]
   const markets = table(
     ["market", "fills", "contracts", "fill ratio", "net YES", "mark", "PnL", "rebates", "rewards (raw)", "paused s", "stop"],
@@ -134,10 +142,12 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest"): stri
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
 <style>${STYLE}</style></head><body>
 <h1>${esc(title)}</h1>
+${r.assumptions.map((a) => `<p class="note">${esc(a)}</p>`).join("\n")}
 ${table(["figure", "value"], summary, "kv")}
 <h2>Markets</h2>${markets}
 <h2>Charts</h2>${equity}${inventory}${quotes.join("\n")}
 <h2>LP rewards</h2>${rewards}
+${reproduce === null ? "" : reproduceSection(reproduce)}
 </body></html>
 `
 }

@@ -21,6 +21,44 @@ export const sourceSql = (path: string): string => {
   throw new BacktestInputError(`${path}: unsupported input format (use .csv, .csv.gz or .parquet)`)
 }
 
+/** ts_sec at or above this (in ms: 10^11 s, the year 5138) is a millisecond timestamp in the wrong column. */
+const MS_IN_SEC_COLUMN = 1e14
+
+/**
+ * A plain CSV/TSV row with fewer or more fields than the header is named before DuckDB reads
+ * the file: its sniffer would otherwise fall back to one column and report a present column missing.
+ */
+export const checkFieldCounts = (path: string): void => {
+  const lower = path.toLowerCase()
+  if (!lower.endsWith(".csv") && !lower.endsWith(".tsv")) return
+  const buf = readFileSync(path)
+  const delim = lower.endsWith(".tsv") ? 9 : 44
+  let fields = 1
+  let header = -1
+  let row = 0
+  let quoted = false
+  let blank = true
+  for (let i = 0; i <= buf.length; i++) {
+    const c = i < buf.length ? buf[i]! : 10
+    if (c === 34) quoted = !quoted
+    else if (quoted) continue
+    else if (c === delim) fields++
+    else if (c === 10) {
+      if (!blank) {
+        if (header < 0) header = fields
+        else {
+          row++
+          if (fields !== header) throw new BacktestInputError(`${path}: data row ${row} has ${fields} field(s), the header has ${header}`)
+        }
+      }
+      fields = 1
+      blank = true
+      continue
+    }
+    if (c !== 13) blank = false
+  }
+}
+
 const columnsOf = async (conn: DuckDBConnection, path: string, src: string): Promise<string[]> => {
   try {
     const rows = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`)).getRows()
@@ -90,6 +128,7 @@ const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeCo
   await scan(conn, sql, 5, (get, i) => {
     const t = get(0)
     check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
+    check(time.exactMs || t! < MS_IN_SEC_COLUMN, path, i, `ts_sec ${t! / 1000} looks like milliseconds (after the year 5000); name the column ts_ms`)
     check(time.exactMs || Number.isInteger(t! / 1000), path, i, "ts_sec is not a whole number of seconds (use ts_ms for finer times)")
     const price = get(2)
     check(isInt(price, 1, 9999), path, i, `price_bps ${String(price)} is not an integer in 1..9999`)
@@ -121,6 +160,7 @@ const readLevels = async (conn: DuckDBConnection, path: string): Promise<LevelCo
   await scan(conn, sql, 5, (get, i) => {
     const t = get(0)
     check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
+    check(time.exactMs || t! < MS_IN_SEC_COLUMN, path, i, `ts_sec ${t! / 1000} looks like milliseconds (after the year 5000); name the column ts_ms`)
     const side = get(2)
     check(side === 0 || side === 1, path, i, "side is not bid or ask")
     const price = get(3)
@@ -144,6 +184,8 @@ export const loadDataset = async (tradesPath: string, snapshotsPath: string | nu
   // Validate the extensions before starting DuckDB, so the error names the file.
   sourceSql(tradesPath)
   if (snapshotsPath !== null) sourceSql(snapshotsPath)
+  checkFieldCounts(tradesPath)
+  if (snapshotsPath !== null) checkFieldCounts(snapshotsPath)
   const instance = await DuckDBInstance.create(":memory:")
   const conn = await instance.connect()
   try {

@@ -3,6 +3,8 @@
 // charts and the DuckDB file. Deterministic: wall-clock figures are added by the CLI only.
 import type { StrategyParams } from "../../src/lp/strategy.ts"
 import type { RewardDay } from "./rewards.ts"
+import type { BacktestStats } from "./stats.ts"
+import { dayLabel } from "../../src/service/rewards-book.ts"
 
 export interface MarketReport {
   readonly market_id: string
@@ -111,7 +113,21 @@ export interface BacktestReport {
   readonly rewardDays: ReadonlyArray<RewardDay>
   readonly series: Series
   readonly fills: ReadonlyArray<FillRow>
+  /** Return, Sharpe/Sortino, drawdown duration, turnover, inventory, two-sided time, markouts, rewards share (sim/backtest/stats.ts). */
+  readonly stats: BacktestStats
 }
+
+const num = (x: number | null, digits = 2): string => (x === null ? "n/a" : x.toFixed(digits))
+
+/** The statistics as label/value lines (console and HTML). */
+export const statsLines = (t: BacktestStats): Array<[string, string]> => [
+  ["return", `${num(t.return_pct)}%; Sharpe ${num(t.sharpe_annualised)}, Sortino ${num(t.sortino_annualised)} (annualised, ${t.hourly_returns} hourly returns)`],
+  ["drawdown duration", `${t.max_drawdown_duration_sec.toLocaleString("en-US")} s from the peak ${t.max_drawdown_recovered ? "until recovered" : "to the end (not recovered)"}`],
+  ["turnover", `${num(t.turnover)}× capital`],
+  ["markouts", t.markouts.map((m) => `${m.horizon_sec}s ${num(m.mean_bps)} bps`).join(", ") + " (mid move after our fills, our side; negative = adverse)"],
+  ["two-sided / inventory", t.markets.map((m) => `${m.market_id} ${num(m.quoted_two_sided_pct, 1)}%, |net| mean ${num(m.inventory_mean_abs, 0)} max ${m.inventory_max_abs}`).join("; ")],
+  ["rewards share", t.rewards_share_by_day.length === 0 ? "no day paid" : t.rewards_share_by_day.map((d) => `${dayLabel(d.day)} ${num(d.share_pct)}% of the pool`).join(", ")]
+]
 
 const usdc = (micro: number): string => (micro / 1e6).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
 
@@ -131,7 +147,8 @@ export const formatSummary = (r: BacktestReport): string => {
     ["queue", `${s.queue_decreases_at_our_level} background decreases at our levels, ${s.queue_decreases_ahead} from ahead of us${s.queue_position_mattered ? "" : ": queue position never mattered in this run"}`],
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
-    ["paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (market-seconds)`]
+    ["paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (market-seconds)`],
+    ...statsLines(r.stats)
   ]
   const width = Math.max(...lines.map(([k]) => k.length))
   const head = [...r.assumptions.map((a) => `NOTE  ${a}`), ...(r.assumptions.length > 0 ? [""] : []), ...lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`)].join("\n")

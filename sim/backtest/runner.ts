@@ -22,6 +22,7 @@ import { queueModel } from "./queue.ts"
 import type { BacktestReport, FillRow, MarketReport, Series } from "./report.ts"
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
 import { Rng } from "../random.ts"
+import { computeStats } from "./stats.ts"
 import { CAUSE_TRADE, type FillCause, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
 
 export interface RunOptions {
@@ -132,6 +133,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   let peak = config.capitalMicro
   let maxDrawdown = 0
   let peakAtMaxDrawdown = config.capitalMicro
+  const midPaths = markets.map(() => ({ tMs: [] as number[], midBps: [] as number[] }))
   const series: Series = {
     tSec: [], equityMicro: [], cashMicro: [], pnlMicro: [],
     mid2: markets.map(() => []), netYes: markets.map(() => []), bidBps: markets.map(() => []), askBps: markets.map(() => [])
@@ -324,6 +326,12 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     lastFeedAt = Math.max(lastFeedAt, t + latency(config.feedLatency, feedRng))
     feedAt[i] = lastFeedAt
     feedMid2[i] = ms.bidTop >= 0 && ms.askTop >= 0 ? ms.bidTop + ms.askTop : -1
+    // The mid path for markouts: each change of the mid after a data event.
+    const path = midPaths[ms.idx]!
+    if (feedMid2[i]! >= 0 && path.midBps.at(-1) !== feedMid2[i]! / 2) {
+      path.tMs.push(t)
+      path.midBps.push(feedMid2[i]! / 2)
+    }
     feedNetYes[i] = ms.netYes
     feedPnl[i] = ms.pnlMicro
     fed = i + 1
@@ -331,18 +339,24 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     if ((i & 0xffff) === 0xffff && opts.onProgress !== undefined) opts.onProgress(i + 1, n)
   }
   advance(endMs)
-  if (series.tSec.at(-1) !== Math.floor(endMs / 1000)) sample(endMs)
+  // Credit before the last sample, so the plotted equity ends at the headline figure (every income in it).
   closeDay(endMs)
+  if (series.tSec.at(-1) !== Math.floor(endMs / 1000)) sample(endMs)
   opts.onProgress?.(n, n)
 
-  return { report: buildReport(d, config, v, bg, markets, rewards, series, fills, fillsFromTrades, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown), engine: v.engine }
+  const report = buildReport(d, config, v, bg, markets, rewards, series, fills, fillsFromTrades, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown)
+  const stats = computeStats({
+    capitalMicro: config.capitalMicro, volumeMicro: report.summary.volume_micro, marketIds: d.markets, series, fills, midPaths, endMs,
+    botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days
+  })
+  return { report: { ...report, stats }, engine: v.engine }
 }
 
 const buildReport = (
   d: Dataset, config: BacktestConfig, v: Venue, bg: Background, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
   series: Series, fills: FillRow[], fillsFromTrades: number, endMs: number, finalEquity: number, markTotal: number,
   maxDrawdown: number, peakAtMaxDrawdown: number
-): BacktestReport => {
+): Omit<BacktestReport, "stats"> => {
   const endSec = Math.floor(endMs / 1000)
   const lp = v.lpAccount
   const cash = lp.availableMicro + lp.lockedMicro
@@ -403,7 +417,7 @@ const usdcOf = (micro: number): string => (micro / 1e6).toLocaleString("en-US", 
 
 /** What the data did not say and the run assumed, and model notes a reader must see first. */
 const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArray<MarketState>, bg: Background): string[] => {
-  const out: string[] = []
+  const out: string[] = d.warnings.map((w) => `INPUT WARNING ${d.source}: ${w}`)
   const synthetic = markets.filter((ms) => !ms.snapshotMode).map((ms) => ms.id)
   if (synthetic.length > 0) {
     out.push(`competitor depth is synthetic (no book snapshots) in ${synthetic.length === markets.length ? "every market" : `${synthetic.length} of ${markets.length} markets`}: a model of other makers, not a record of them`)
@@ -417,5 +431,6 @@ const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArra
   if (config.bookMoveFills) out.push("book-move fills are on: rebuilt background orders may trade with our quotes (fills_from_book_moves)")
   if (bg.decreasesAtOurLevel === 0 && markets.some((ms) => ms.quoting)) out.push("queue position never mattered: no background decrease met one of our levels, so both queue models give this result")
   if (d.trades === 0) out.push("the data has no trades")
+  for (const note of d.notes) out.push(`input: ${note}`)
   return out
 }

@@ -182,6 +182,18 @@ export class FeedClient {
     this.open("reconnecting")
   }
 
+  /**
+   * Closes the current socket the way a network loss would: the usual reconnect with backoff and
+   * re-seed from REST follow (unlike `close()`, which stops for good). For tests and diagnostics.
+   */
+  dropConnection(): void {
+    try {
+      this.socket?.close(4001, "dropped by the client")
+    } catch {
+      // not open yet
+    }
+  }
+
   subscribe(channel: string): void {
     if (channelKind(channel) === null) throw new RangeError(`unknown channel ${channel}: book:<market_id>, trades:<market_id> or user:<addr>`)
     this.channels.add(channel)

@@ -71,6 +71,36 @@ describe("bad inputs give clear errors", () => {
     await expect(loadDataset(file("size.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,2.5,buy\n"))).rejects.toThrow(/data row 1: size 2.5/)
   })
 
+  it("a row with too few or too many fields is named, not reported as a missing column", async () => {
+    const short = file("short.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,10,buy\n2,a,5000\n3,a,5000,10,sell\n")
+    await expect(loadDataset(short)).rejects.toThrow(/short\.csv: data row 2 has 3 field\(s\), the header has 5$/)
+    const long = file("long.csv", 'ts_sec,market_id,price_bps,size,taker_side\n1,"a,b",5000,10,buy\n2,a,5000,10,sell,x\n')
+    await expect(loadDataset(long)).rejects.toThrow(/long\.csv: data row 2 has 6 field\(s\), the header has 5$/)
+  })
+
+  it("ts_sec holding milliseconds is refused, naming the row", async () => {
+    const ms = file("ms-in-sec.csv", "ts_sec,market_id,price_bps,size,taker_side\n1736899200,a,5000,10,buy\n1736899200123,a,5000,10,buy\n")
+    await expect(loadDataset(ms)).rejects.toThrow(/data row 2: ts_sec 1736899200123 looks like milliseconds \(after the year 5000\); name the column ts_ms/)
+    const book = file("ms-book.csv", "ts_sec,market_id,side,price_bps,size\n1736899200000,a,bid,4900,10\n")
+    await expect(loadDataset(file("ok.csv", "ts_sec,market_id,price_bps,size,taker_side\n1736899200,a,5000,10,buy\n"), book)).rejects.toThrow(/ms-book\.csv: data row 1: ts_sec 1736899200000 looks like milliseconds/)
+  })
+
+  it("rows out of time order and duplicate rows load with a warning naming the row", async () => {
+    const clean = await loadDataset(file("clean.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,10,buy\n1,a,5000,11,buy\n2,a,5000,10,buy\n"))
+    expect(clean.warnings).toEqual([])
+    const messy = await loadDataset(file("messy.csv", "ts_ms,market_id,price_bps,size,taker_side\n5000,a,5000,10,buy\n3000,a,5000,10,buy\n4000,a,5100,7,sell\n2000,a,5000,1,buy\n4000,a,5100,7,sell\n"))
+    expect(messy.warnings).toEqual([
+      "data row 2 is earlier than data row 1 (3 s < 5 s): 2 row(s) out of time order, replayed sorted by time",
+      "data row 5 duplicates data row 3 (same time, market, price, size and side): 1 duplicate row(s), kept as separate trades; remove them if the feed repeats itself"
+    ])
+    expect([...messy.tMs]).toEqual([2000, 3000, 4000, 4000, 5000])
+    expect(runBacktest(messy, CHEAP).report.assumptions.filter((a) => a.startsWith("INPUT WARNING"))).toHaveLength(2)
+    // Whole seconds: two equal trades in one second are possible, so a repeat is a note, not a warning.
+    const secs = await loadDataset(file("secs.csv", "ts_sec,market_id,price_bps,size,taker_side\n4,a,5100,7,sell\n4,a,5100,7,sell\n"))
+    expect(secs.warnings).toEqual([])
+    expect(secs.notes).toEqual(["data row 2 duplicates data row 1 (same time, market, price, size and side) within one second: 1 such row(s), kept as separate trades (whole-second data cannot tell a repeated record from two equal trades)"])
+  })
+
   it("missing files, unknown formats and crossed snapshots are refused", async () => {
     await expect(loadDataset(join(dir, "nope.csv"))).rejects.toThrow(/nope\.csv: no such file/)
     await expect(loadDataset(file("x.json", "{}"))).rejects.toThrow(/unsupported input format/)

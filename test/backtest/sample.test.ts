@@ -79,6 +79,23 @@ describe("backtest on the shipped sample", () => {
     expect(first.report.rewardDays.reduce((sum, d) => sum + d.lpMicro, 0)).toBe(s.lp_rewards_micro)
   })
 
+  it("plots equity that ends at the headline final equity, rewards included (sample and generated runs)", () => {
+    const ends = (r: RunResult["report"]): [number | undefined, number] => [r.series.equityMicro.at(-1), r.summary.final_equity_micro]
+    const s = first.report.summary
+    expect(s.lp_rewards_micro).toBeGreaterThan(0)
+    expect(ends(first.report)).toEqual([s.final_equity_micro, s.final_equity_micro])
+    expect(first.report.series.tSec.at(-1)).toBe(s.to_sec)
+    // Generated data over day boundaries, ending on a boundary, mid-day, and with a declared end past the last trade.
+    for (const [seed, endSec] of [["eq-a", null], ["eq-b", 86_400 * 2], ["eq-c", 86_400 * 2 + 1_234]] as const) {
+      const d = syntheticDataset({ seed, trades: 3_000, durationSec: 2 * 86_400 - 60 })
+      const r = runBacktest(d, { ...CONFIG, endSec: endSec === null ? null : Math.floor(d.tMs[0]! / 1000 / 86_400) * 86_400 + endSec }).report
+      expect(r.rewardDays.length).toBeGreaterThan(0)
+      const [plotted, headline] = ends(r)
+      expect(plotted).toBe(headline)
+      expect(r.series.pnlMicro.at(-1)).toBe(r.summary.pnl_micro)
+    }
+  })
+
   it("leaves the engine with every invariant intact", () => {
     expect(findViolations(first.engine)).toEqual([])
   })

@@ -3,7 +3,11 @@
 // an order placed and cancelled in the book; the in-browser bot (Simple) quoting both sides,
 // pausing when another user's fills leave it one-sided, Stop & Withdraw; an Advanced form with a
 // bad field; the server-managed bot; a withdrawal confirmed on chain; trading closed → banner →
-// the bot resumes. Each journey saves desktop and phone screenshots under out/web/.
+// the bot resumes. Then, each a new person in a browser context of their own: sign out and back
+// in with the downloaded backup; closing the tab while the bot quotes (its cancels, and the
+// next visit's offer when they fail); an injected EIP-1193 wallet forwarding to Anvil.
+// Each journey saves desktop and phone screenshots under out/web/.
+import { readFileSync } from "node:fs"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ApiClient } from "../../src/client/api-client.ts"
@@ -27,6 +31,15 @@ const hasText = async (locator: ReturnType<Page["getByTestId"]>, part: string): 
   } catch {
     expect(last).toContain(part)
   }
+}
+/** A new person in page `p`: creates a key, registers, returns the user. */
+const signUp = async (p: Page): Promise<string> => {
+  await p.goto(`${stand.web.url}/#/account`)
+  await p.getByTestId("create-key").click()
+  await p.getByTestId("whoami").waitFor()
+  const u = ((await p.getByTestId("whoami").textContent()) ?? "").trim()
+  await waitFor("registered", async () => (((await p.getByTestId("session-state").textContent()) ?? "").includes("registered — signed in") ? true : undefined))
+  return u
 }
 const text = async (testid: string): Promise<string> => (await page.getByTestId(testid).first().textContent()) ?? ""
 const botState = (): Promise<{ state: string; quotes: { side: string; outcome: string }[]; requotesAtMs: number[]; netYes: number } | null> =>
@@ -119,9 +132,22 @@ describe("the web app in Chromium", () => {
     await page.locator('[data-testid="book-bid"][data-price="4000"]').waitFor({ state: "detached", timeout: 15_000 })
     expect(await restingOf(user)).toEqual([])
 
-    // The WebSocket drops: the page says so, reconnects by itself and re-seeds.
-    await page.evaluate(() => (globalThis as any).__twinbookDropFeed())
-    await waitFor("feed back", async () => ((await page.getByTestId("ws-state").getAttribute("data-state")) === "open" ? true : undefined), 15_000, 50)
+    // The WebSocket drops (FeedClient.dropConnection, as a network loss would): the page says so
+    // (the dot leaves "open"), then reconnects by itself and re-seeds. The states are recorded in
+    // the page, so a reconnect faster than a poll is still seen.
+    expect(await page.getByTestId("ws-state").getAttribute("data-state")).toBe("open")
+    await page.evaluate(() => {
+      const g = globalThis as any // the page's window (this file compiles without the DOM types)
+      const dot = g.document.querySelector('[data-testid="ws-state"]')
+      const seen: string[] = (g.__wsStates = [])
+      new g.MutationObserver(() => seen.push(dot.getAttribute("data-state") ?? "")).observe(dot, { attributes: true, attributeFilter: ["data-state"] })
+      g.__twinbookDropFeed()
+    })
+    const wsStates = await waitFor("feed down then back", async () => {
+      const seen = (await page.evaluate(() => (globalThis as any).__wsStates)) as string[]
+      return seen.includes("down") && seen[seen.length - 1] === "open" ? seen : undefined
+    }, 15_000, 50)
+    expect(wsStates.indexOf("down")).toBeLessThan(wsStates.lastIndexOf("open"))
     expect(pageErrors).toEqual([])
   }, 180_000)
 
@@ -261,4 +287,189 @@ describe("the web app in Chromium", () => {
     expect(await restingOf(user)).toEqual([])
     expect(pageErrors).toEqual([])
   }, 150_000)
+
+  // Journeys 7–9 each run a new person in a browser context of their own (own storage and cookies).
+
+  it("7. signs out: the page is signed out, the key is gone from storage, user-only actions are unavailable; the downloaded backup signs the same user back in", async () => {
+    const ctx = await stand.browser.newContext({ viewport: { width: 1280, height: 900 } })
+    try {
+      const p = await ctx.newPage()
+      const errors: string[] = []
+      p.on("pageerror", (e) => errors.push(String(e)))
+      const u = await signUp(p)
+      await admin(stand, "/v1/admin/credit", { user: u, amount_micro: 7_000_000 })
+      await hasText(p.getByTestId("header-balance"), "$7.00")
+      await p.getByTestId("show-secret").click()
+      const shown = ((await p.getByTestId("secret").textContent()) ?? "").trim()
+      const [download] = await Promise.all([p.waitForEvent("download"), p.getByTestId("download-backup").click()])
+      const backupFile = readFileSync(await download.path(), "utf8")
+      expect(backupFile).toContain(`user: ${u}`)
+      const secret = /secret: ([0-9a-f]{64})/.exec(backupFile)?.[1]
+      expect(secret).toBe(shown)
+
+      // Declining the confirmation keeps the key.
+      p.once("dialog", (d) => void d.dismiss())
+      await p.getByTestId("sign-out").click()
+      expect(((await p.getByTestId("whoami").textContent()) ?? "").trim()).toBe(u)
+      p.once("dialog", (d) => void d.accept())
+      await p.getByTestId("sign-out").click()
+      await p.getByTestId("create-key").waitFor()
+      const signedOut = async () => {
+        expect(await p.getByTestId("whoami").count()).toBe(0)
+        expect(await p.getByTestId("header-balance").count()).toBe(0)
+        const storage = (await p.evaluate(() => {
+          const ls = (globalThis as any).localStorage
+          return Object.fromEntries(Object.keys(ls).map((k) => [k, ls.getItem(k)]))
+        })) as Record<string, string>
+        expect(storage["twinbook.key.v1"]).toBeUndefined()
+        expect(JSON.stringify(storage)).not.toContain(secret!)
+      }
+      await signedOut()
+      // Still signed out after a reload: the key is gone, not just hidden.
+      await p.reload()
+      await p.getByTestId("create-key").waitFor()
+      await signedOut()
+      // What needs the key is not offered: trading, the bot, deposits and withdrawals, the portfolio.
+      const userOnly = ["ticket", "ticket-submit", "bot-start", "server-bot", "link-wallet", "faucet", "withdraw", "deposit-address", "positions", "open-order"]
+      for (const route of [`/m/${encodeURIComponent(marketId)}`, "/earn", "/deposit", "/portfolio"]) {
+        await p.goto(`${stand.web.url}/#${route}`)
+        await p.getByRole("link", { name: "Sign in" }).last().waitFor()
+        for (const id of userOnly) expect(await p.getByTestId(id).count(), `${id} on #${route}`).toBe(0)
+        if (route === "/deposit") await screenshots(p, "7-signed-out")
+      }
+
+      await p.goto(`${stand.web.url}/#/account`)
+      await p.getByTestId("import-text").fill(backupFile.split("\n").find((l) => l.startsWith("secret: "))!.slice("secret: ".length))
+      await p.getByTestId("import-key").click()
+      await p.getByTestId("whoami").waitFor()
+      expect(((await p.getByTestId("whoami").textContent()) ?? "").trim()).toBe(u)
+      await waitFor("registered", async () => (((await p.getByTestId("session-state").textContent()) ?? "").includes("registered — signed in") ? true : undefined))
+      await hasText(p.getByTestId("header-balance"), "$7.00")
+      await screenshots(p, "7-signed-back-in")
+      expect(errors).toEqual([])
+    } finally {
+      await ctx.close()
+    }
+  }, 120_000)
+
+  it("8. closing the tab while the in-browser bot quotes sends its cancels; quotes whose cancels failed are offered for cancelling on the next visit", async () => {
+    const ctx = await stand.browser.newContext({ viewport: { width: 1280, height: 900 } })
+    try {
+      const errors: string[] = []
+      const open = async (route: string): Promise<Page> => {
+        const p = await ctx.newPage()
+        p.on("pageerror", (e) => errors.push(String(e)))
+        await p.goto(`${stand.web.url}/#${route}`)
+        return p
+      }
+      const startBot = async (p: Page, u: string) => {
+        await p.goto(`${stand.web.url}/#/earn`)
+        await p.locator(`[data-testid="lp-market"] option[value="${marketId}"]`).waitFor({ state: "attached" })
+        await p.getByTestId("lp-market").selectOption(marketId)
+        await p.getByTestId("lp-capital").fill("40")
+        await p.getByTestId("bot-start").click()
+        return waitFor("two-sided quotes resting", async () => {
+          const orders = await restingOf(u)
+          const shown = await p.getByTestId("bot-quote").count()
+          return bothSides(orders) && shown === orders.length ? orders : undefined
+        }, 30_000)
+      }
+      let p = await open("/account")
+      const u = await signUp(p)
+      await admin(stand, "/v1/admin/credit", { user: u, amount_micro: 100_000_000 })
+      await hasText(p.getByTestId("header-balance"), "$100.00")
+
+      // (a) The tab closes as a person closes it (unload handlers run): pagehide sends keepalive cancels.
+      await startBot(p, u)
+      await p.close({ runBeforeUnload: true })
+      await waitFor("the closed tab's quotes cancelled", async () => ((await restingOf(u)).length === 0 ? true : undefined), 15_000)
+      expect((await getJson(stand, `/v1/balance/${u}`)).locked).toBe(0)
+
+      // The next visit finds none of the remembered quotes resting: no offer, and the record is dropped.
+      p = await open("/earn")
+      await p.getByTestId("lp-form").waitFor()
+      await waitFor("the record dropped", async () => ((await p.evaluate(() => (globalThis as any).localStorage.getItem("twinbook.browserbot.v1"))) === null ? true : undefined), 10_000)
+      expect(await p.getByTestId("bot-leftover").count()).toBe(0)
+
+      // (b) The closing tab's cancels do not take effect (as when the browser is killed before they go
+      // out; here the session cookie they need is gone): the quotes stay resting…
+      await startBot(p, u)
+      await p.waitForTimeout(500) // the last quote ids reach localStorage
+      await ctx.clearCookies()
+      await p.close({ runBeforeUnload: true })
+      await new Promise((r) => setTimeout(r, 2000))
+      const resting = await restingOf(u)
+      expect(bothSides(resting)).toBe(true)
+      // …and the next visit (which registers again: a new session cookie) offers to cancel them.
+      p = await open("/earn")
+      await hasText(p.getByTestId("bot-leftover"), `${resting.length} of its quotes still rest`)
+      await screenshots(p, "8-bot-leftover")
+      await p.getByTestId("bot-leftover-cancel").click()
+      await waitFor("left-over quotes cancelled", async () => ((await restingOf(u)).length === 0 ? true : undefined), 15_000)
+      await p.getByTestId("bot-leftover").waitFor({ state: "detached", timeout: 10_000 })
+      expect((await getJson(stand, `/v1/balance/${u}`)).locked).toBe(0)
+      expect(errors).toEqual([])
+    } finally {
+      await ctx.close()
+    }
+  }, 180_000)
+
+  it("9. an injected EIP-1193 wallet (forwarding to Anvil's unlocked account): connect, link, deposit credited", async () => {
+    const ctx = await stand.browser.newContext({ viewport: { width: 1280, height: 900 } })
+    try {
+      const account = stand.chain.account(4)
+      const calls: string[] = []
+      // The wallet: eth_requestAccounts / eth_accounts answer its one account; it refuses to sign for another;
+      // everything else goes to Anvil, whose development accounts are unlocked (personal_sign, eth_sendTransaction).
+      await ctx.exposeFunction("__walletRpc", async (method: string, params: unknown[]) => {
+        calls.push(method)
+        if (method === "eth_requestAccounts" || method === "eth_accounts") return { result: [account] }
+        const from = method === "personal_sign" ? params[1] : method === "eth_sendTransaction" ? (params[0] as { from?: string }).from : account
+        if (typeof from !== "string" || from.toLowerCase() !== account) return { error: { code: 4100, message: `not this wallet's account: ${String(from)}` } }
+        const res = await fetch(stand.chain.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: calls.length, method, params }) })
+        return (await res.json()) as unknown
+      })
+      await ctx.addInitScript(() => {
+        const rpc = (globalThis as any).__walletRpc as (m: string, p: unknown[]) => Promise<{ result?: unknown; error?: { code: number; message: string } }>
+        ;(globalThis as any).ethereum = {
+          request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+            const r = await rpc(method, params ?? [])
+            if (r.error !== undefined) throw Object.assign(new Error(r.error.message), { code: r.error.code })
+            return r.result
+          },
+          on: () => {},
+          removeListener: () => {}
+        }
+      })
+      const p = await ctx.newPage()
+      const errors: string[] = []
+      p.on("pageerror", (e) => errors.push(String(e)))
+      const u = await signUp(p)
+      await p.goto(`${stand.web.url}/#/deposit`)
+      await p.getByTestId("connect-injected").click()
+      expect(((await p.getByTestId("evm-wallet").textContent()) ?? "").toLowerCase()).toBe(account)
+      await p.getByTestId("link-wallet").click()
+      await p.getByTestId("linked-wallet").waitFor()
+      expect(((await p.getByTestId("linked-wallet").textContent()) ?? "").trim()).toBe(account)
+      expect((await getJson(stand, `/v1/wallet/${u}`)).wallet).toBe(account)
+      expect(calls).toContain("personal_sign")
+
+      // The wallet holds test USDG (minted by the operator) and sends 20 to the deposit address itself.
+      await stand.chain.mint(account, 50_000_000n)
+      await p.getByTestId("deposit-address").waitFor()
+      const depositAddress = ((await p.getByTestId("deposit-address").textContent()) ?? "").trim() as `0x${string}`
+      await p.getByTestId("deposit-amount").fill("20")
+      await p.getByTestId("send-from-wallet").click()
+      await waitFor("deposit credited", async () => ((await p.getByTestId("deposit-stage").getAttribute("data-stage")) === "credited" ? true : undefined), 60_000, 100)
+      expect(calls).toContain("eth_sendTransaction")
+      expect((await getJson(stand, `/v1/balance/${u}`)).available).toBe(20_000_000)
+      expect(await stand.chain.chain.balanceOf(stand.chain.info.token, account)).toBe(30_000_000n)
+      expect(depositAddress).toMatch(/^0x[0-9a-fA-F]{40}$/)
+      await waitFor("balance shown", async () => (((await p.getByTestId("deposit-balance").textContent()) ?? "").includes("$20.00") ? true : undefined))
+      await screenshots(p, "9-injected-wallet-deposit")
+      expect(errors).toEqual([])
+    } finally {
+      await ctx.close()
+    }
+  }, 120_000)
 })

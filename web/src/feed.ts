@@ -65,5 +65,5 @@ export const subscribe = (channel: string, onEvent: Listener): (() => void) => {
   }
 }
 
-/** For the browser tests: close the socket under the client, as a network loss would. */
-;(globalThis as { __twinbookDropFeed?: () => void }).__twinbookDropFeed = () => (feed as unknown as { socket: { close(): void } | null } | null)?.socket?.close()
+/** For the browser tests: the socket closes as a network loss would (reconnect and re-seed follow). */
+;(globalThis as { __twinbookDropFeed?: () => void }).__twinbookDropFeed = () => feed?.dropConnection()

@@ -108,8 +108,30 @@ export const startBrowserBot = (marketId: string, params: StrategyParams, spec: 
     }
   })
   botInfo.value = { marketId, spec, startedAtMs }
+  leftoverQuotes.value = null
   save({ user, marketId, spec, orderIds: record.ids, startedAtMs })
   bot.start()
+}
+
+/** Quotes an earlier visit's bot left resting (its tab was killed before its cancels went out); null when none. */
+export const leftoverQuotes = signal<ReadonlyArray<number> | null>(null)
+
+/**
+ * On a visit with no bot running: which remembered quote ids still rest. The closing tab's
+ * cancels are fire-and-forget, so the ids stay remembered; only those still open are offered.
+ */
+export const checkLeftover = async (): Promise<void> => {
+  const s = storedBot()
+  if (s === null || bot !== null || s.orderIds.length === 0) {
+    leftoverQuotes.value = null
+    return
+  }
+  const open = await getJson<{ orders: { id: number }[] }>(apiUrl(`/v1/orders/all/${s.user}`)).catch(() => null)
+  if (bot !== null) return
+  // Unreadable: offer them all (a cancel of a gone order is harmless).
+  const still = open === null ? s.orderIds : s.orderIds.filter((id) => open.orders.some((o) => o.id === id))
+  if (still.length === 0) save(null)
+  leftoverQuotes.value = still.length === 0 ? null : still
 }
 
 /** Stop & Withdraw: every quote cancelled; the capital is back in `available`. */
@@ -120,6 +142,7 @@ export const stopBrowserBot = async (): Promise<void> => {
     const s = storedBot()
     for (const id of s?.orderIds ?? []) await client.value?.cancel(id)
     save(null)
+    leftoverQuotes.value = null
     return
   }
   await b.stop()

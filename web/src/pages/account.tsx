@@ -1,6 +1,7 @@
 // Sign in: create or import an Ed25519 key, register, who am I, back the key up, sign out.
 import { useState } from "preact/hooks"
 import { exportSecretHex } from "../../../src/client/keys.ts"
+import { isBotRunning, stopBrowserBot } from "../bot/browser-bot.ts"
 import { createAccount, importAccount, key, notify, register, registered, signOut } from "../session.ts"
 
 const KeyWarning = () => (
@@ -85,13 +86,22 @@ export const AccountPage = () => {
         {shown ? <code class="wrap secret" data-testid="secret">{backup}</code> : <p class="muted">Hidden. Anyone who sees it owns the account.</p>}
         <div class="row">
           <button class="btn" onClick={() => setShown(!shown)} data-testid="show-secret">{shown ? "Hide" : "Show secret key"}</button>
-          <button class="btn" onClick={download}>Download backup file</button>
+          <button class="btn" onClick={download} data-testid="download-backup">Download backup file</button>
         </div>
       </div>
       <div class="card">
         <h2>Sign out</h2>
-        <p class="muted">Removes the key from this browser. Without a backup you cannot sign in again.</p>
-        <button class="btn danger" onClick={() => { if (confirm("Remove the key from this browser? Make sure you have a backup.")) signOut() }} data-testid="sign-out">
+        <p class="muted">Removes the key from this browser (a running in-browser bot is stopped first and its quotes cancelled). Without a backup you cannot sign in again.</p>
+        <button
+          class="btn danger"
+          onClick={async () => {
+            if (!confirm("Remove the key from this browser? Make sure you have a backup.")) return
+            // The bot signs with this key: stop it (cancelling its quotes) before the key is gone.
+            if (isBotRunning()) await stopBrowserBot()
+            signOut()
+          }}
+          data-testid="sign-out"
+        >
           Sign out
         </button>
       </div>

@@ -189,7 +189,7 @@ export const DepositPage = () => {
           <h2>1. Wallet</h2>
           {wallet === null ? (
             <div class="row">
-              {injected() !== null && <button class="btn primary" onClick={() => step("connect", async () => setWallet(await connectInjected()))}>Connect browser wallet</button>}
+              {injected() !== null && <button class="btn primary" onClick={() => step("connect", async () => setWallet(await connectInjected()))} data-testid="connect-injected">Connect browser wallet</button>}
               {cfg.chain_rpc_url !== null && cfg.chain_id !== null && <button class="btn" onClick={() => step("dev", async () => setWallet(await devWallet(cfg.chain_rpc_url!, cfg.chain_id!)))}>Use development wallet</button>}
               {injected() === null && cfg.chain_rpc_url === null && <p class="muted">Install an EVM wallet (e.g. MetaMask) to deposit from it.</p>}
             </div>
@@ -235,7 +235,7 @@ export const DepositPage = () => {
               {busy === "faucet" ? "Minting and sending…" : "Get test USDG and deposit it"}
             </button>
           )}
-          {wallet !== null && <button class="btn" disabled={busy !== null || addr === null} onClick={send}>Send from wallet</button>}
+          {wallet !== null && <button class="btn" disabled={busy !== null || addr === null} onClick={send} data-testid="send-from-wallet">Send from wallet</button>}
         </div>
         {cfg.faucet && <p class="muted small">Development faucet: mints test USDG to your wallet on the embedded chain, then your wallet sends it to the deposit address.</p>}
         <Stages p={progress} />

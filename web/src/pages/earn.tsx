@@ -6,7 +6,7 @@ import type { ApiResult } from "../../../src/client/index.ts"
 import type { Market } from "../../../src/client/types.ts"
 import { paramsFromPreset, PRESETS, type PresetName } from "../../../src/lp/presets.ts"
 import type { StrategySpec } from "../../../src/lp/strategy-spec.ts"
-import { botInfo, botStatus, isBotRunning, startBrowserBot, stopBrowserBot, storedBot } from "../bot/browser-bot.ts"
+import { botInfo, botStatus, checkLeftover, isBotRunning, leftoverQuotes, startBrowserBot, stopBrowserBot } from "../bot/browser-bot.ts"
 import { ADVANCED_LABELS, type AdvancedField, advancedForm, type FormResult, simpleForm } from "../bot/form.ts"
 import { midExcluding, yesTerms } from "../bot/loop.ts"
 import { describeError, type ErrorBody } from "../errors.ts"
@@ -204,7 +204,10 @@ export const EarnPage = () => {
   const [adv, setAdv] = useState<Record<AdvancedField, string>>({ capital: "100", spread: "2", levels: "3", contracts: "10", interval: "15", skew: "80", stopLoss: "10", takeProfit: "20" })
   const [errors, setErrors] = useState<Partial<Record<string, string>>>({})
   const [startError, setStartError] = useState<string | null>(null)
-  const left = storedBot()
+  const left = leftoverQuotes.value
+  useEffect(() => {
+    void checkLeftover()
+  }, [k?.user])
   // Default: the market the bot last ran on, else the first listed.
   const chosen = marketId !== "" ? marketId : (botInfo.value?.marketId ?? markets[0]?.id ?? "")
   void botStatus.value
@@ -235,10 +238,10 @@ export const EarnPage = () => {
     <section>
       <h1>Earn · Provide liquidity</h1>
       <p class="lead">Quote both sides of a market and earn the spread, maker rebates and a share of the daily LP rewards pool. The bot quotes around the mid of other traders' quotes, widens when the price moves, leans away from the inventory it builds, re-quotes about every 15 s, and pauses when its inventory gets too one-sided.</p>
-      {left !== null && !running && left.orderIds.length > 0 && (
+      {left !== null && !running && (
         <div class="callout" data-testid="bot-leftover">
-          An in-browser bot was running when this tab last closed; {left.orderIds.length} of its quotes may still rest.{" "}
-          <button class="btn small" onClick={async () => { await stopBrowserBot(); notify("ok", "Left-over quotes cancelled.") }}>Cancel them</button>
+          An in-browser bot was running when this tab last closed; {left.length} of its quotes still rest.{" "}
+          <button class="btn small" onClick={async () => { await stopBrowserBot(); notify("ok", "Left-over quotes cancelled.") }} data-testid="bot-leftover-cancel">Cancel them</button>
         </div>
       )}
       <div class="two">

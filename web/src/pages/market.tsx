@@ -9,6 +9,15 @@ import { openOrders } from "../portfolio-store.ts"
 import { apiUrl, getJson, key, notify } from "../session.ts"
 import { cancelAll, cancelOrder, placeOrder } from "../trade.ts"
 
+/** The browser's language when Intl accepts it, else "en-US". */
+const chartLocale = (): string => {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([navigator.language]).length > 0 ? navigator.language : "en-US"
+  } catch {
+    return "en-US"
+  }
+}
+
 interface Level { readonly price: number; readonly size: number }
 interface Book { readonly bids: ReadonlyArray<Level>; readonly asks: ReadonlyArray<Level>; readonly ts: number }
 interface TradeRow { readonly id: number; readonly price: number; readonly yes_price?: number; readonly size: number; readonly side: string; readonly outcome?: string; readonly time: number }
@@ -109,6 +118,8 @@ const Candles = ({ marketId }: { marketId: string }) => {
         layout: { background: { color: "transparent" }, textColor: "#475569", attributionLogo: false },
         grid: { vertLines: { color: "#eef2f7" }, horzLines: { color: "#eef2f7" } },
         timeScale: { timeVisible: true, secondsVisible: false },
+        // The chart formats times with navigator.language, which Intl may refuse (Chromium under LANG=C says "en-US@posix").
+        localization: { locale: chartLocale() },
         rightPriceScale: { scaleMargins: { top: 0.1, bottom: 0.1 } },
         autoSize: true
       })
