@@ -3,6 +3,7 @@
 // "One Effect runtime…" can later replace it with types derived from the API's single
 // declaration without touching the client's methods. Money is micro-USDC, prices bps
 // (0..10000) unless a field says 0..1, times unix seconds unless named `ts` (ms).
+import type { StrategySpec as StrategyWire } from "../lp/strategy-spec.ts"
 
 export type Side = "buy" | "sell"
 export type OutcomeSide = "yes" | "no"
@@ -423,31 +424,13 @@ export interface WithdrawResponse {
 
 // ---- LP bot (SPEC §4 "LP bot"; docs/api.md "LP bot"; docs/lp.md "Wire form") ----
 
-export type LpPreset = "conservative" | "balanced" | "aggressive"
-
-export interface SimpleStrategyWire {
-  readonly mode: "simple"
-  readonly capital_micro_usdc: number
-  readonly preset: LpPreset
-}
-
-export interface AdvancedStrategyWire {
-  readonly mode: "advanced"
-  readonly capital_micro_usdc: number
-  readonly spread_bps: number
-  readonly levels_per_side: number
-  readonly contracts_per_level: number
-  readonly rebalance_interval_secs: number
-  readonly skew_tolerance_pct: number
-  readonly stop_loss_micro_usdc: number
-  readonly take_profit_micro_usdc: number
-  readonly level_step_bps?: number
-  readonly max_inventory?: number
-  readonly skew_lean_bps?: number
-  readonly vol_widen_pct?: number
-}
-
-export type StrategyWire = SimpleStrategyWire | AdvancedStrategyWire
+// The strategy's wire form is the server's own type (src/lp, which the browser bundle uses too).
+export type {
+  AdvancedStrategySpec as AdvancedStrategyWire,
+  SimpleStrategySpec as SimpleStrategyWire,
+  StrategySpec as StrategyWire
+} from "../lp/strategy-spec.ts"
+export type { PresetName as LpPreset } from "../lp/presets.ts"
 
 export interface LpSessionNewRequest {
   readonly user: string
