@@ -44,8 +44,13 @@ export const memoryCheckpointStore = (): CheckpointStore & { current: Checkpoint
 export const fileCheckpointStore = (path: string): CheckpointStore => ({
   load: () => {
     if (!existsSync(path)) return null
-    const raw = JSON.parse(readFileSync(path, "utf8")) as { block_number?: unknown; hash?: unknown }
-    if (typeof raw.block_number !== "string" || typeof raw.hash !== "string" || !/^0x[0-9a-f]{64}$/.test(raw.hash)) {
+    let raw: { block_number?: unknown; hash?: unknown } | null
+    try {
+      raw = JSON.parse(readFileSync(path, "utf8")) as typeof raw
+    } catch {
+      raw = null // unparseable: reported below as malformed, like a wrong shape
+    }
+    if (raw === null || typeof raw !== "object" || typeof raw.block_number !== "string" || typeof raw.hash !== "string" || !/^0x[0-9a-f]{64}$/.test(raw.hash)) {
       throw new Error(`chain checkpoint ${path} is malformed; restore it or remove it to re-anchor on the newest credited deposit`)
     }
     return { blockNumber: BigInt(raw.block_number), hash: raw.hash as Hash }

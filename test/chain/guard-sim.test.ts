@@ -3,9 +3,12 @@
 // tokens twice; shallow reorgs (within the confirmation depth) are normal and halt nothing; the
 // checkpoint survives a restart of the watcher (a new process on the same store); an operator's
 // resume re-anchors without crediting a re-included transfer again.
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import type { Address } from "../../src/chain/chain.ts"
-import { ChainGuard, memoryCheckpointStore } from "../../src/chain/guard.ts"
+import { ChainGuard, fileCheckpointStore, memoryCheckpointStore } from "../../src/chain/guard.ts"
 import { PayoutWorker } from "../../src/chain/payouts.ts"
 import { SimChain } from "../../src/chain/sim.ts"
 import { DepositWatcher } from "../../src/chain/watcher.ts"
@@ -176,5 +179,19 @@ describe("chain guard (sim chain)", () => {
     w.fund(1_000_000n)
     for (let i = 0; i < 4; i++) await w.step()
     expect(w.balance()).toBe(7_000_000)
+  })
+})
+
+describe("the checkpoint file", () => {
+  it("round-trips, and a damaged file is refused with a message saying what to do (never a bare parse error)", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "checkpoint-")), "chain-checkpoint.json")
+    const store = fileCheckpointStore(path)
+    expect(store.load()).toBeNull()
+    await store.save({ blockNumber: 42n, hash: `0x${"ab".repeat(32)}` })
+    expect(store.load()).toEqual({ blockNumber: 42n, hash: `0x${"ab".repeat(32)}` })
+    for (const damaged of ['{"block_number":"42","hash":"0xab', "\u0000\u0000", '{"block_number":42}', "null"]) {
+      writeFileSync(path, damaged)
+      expect(() => store.load()).toThrow(/is malformed; restore it or remove it/)
+    }
   })
 })
