@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { demoCatalog } from "../fixtures/catalog.ts"
 import { inlineVerifier, workerVerifier } from "../src/auth/verifier.ts"
-import { startService } from "../src/service/boot.ts"
+import { startService } from "../src/runtime/boot.ts"
 
 export const BENCH_ADMIN_TOKEN = "bench-admin-token"
 

@@ -20,7 +20,7 @@ import { usdgAbi } from "../src/chain/contracts.ts"
 import { deployContracts, depositChain } from "../src/chain/deploy.ts"
 import { liveChain } from "../src/chain/live.ts"
 import { keyFromLabel } from "../src/client/keys.ts"
-import { startService } from "../src/service/boot.ts"
+import { startService } from "../src/runtime/boot.ts"
 import { numberFlag, percentile, round, type Suite } from "./lib.ts"
 
 const MIN_MICRO = 1_000_000

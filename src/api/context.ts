@@ -2,33 +2,15 @@
 // session secret, configuration, limiters and the edge cache.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
-import { userKeyProblem } from "../auth/ed25519.ts"
-import { ApiError, type ErrorCode } from "../domain/errors.ts"
-import type { Verifier } from "../auth/verifier.ts"
-import type { RewardsParams } from "../service/commands.ts"
-import type { Exchange } from "../service/exchange.ts"
+import { ApiError } from "../domain/errors.ts"
 import type { ClockWatch } from "../time/clock.ts"
 import type { EdgeCache } from "./cache.ts"
 import type { HttpRequest } from "./http.ts"
-import { LIMITS, type RateLimiter } from "./rate-limit.ts"
+import type { RewardsConfig, UseCaseCtx } from "../usecase/context.ts"
+import { LIMITS } from "../usecase/rate-limit.ts"
 
-export interface RewardsConfig {
-  readonly dailyBudgetMicro: number
-  readonly bandSpreadBpsMax: number
-  readonly perWalletCapPct: number
-  /** Orders smaller than this score nothing (docs/rewards.md §1-2); default 10 contracts. */
-  readonly minSizeContracts?: number
-}
-
-export const DEFAULT_REWARDS_MIN_SIZE_CONTRACTS = 10
-
-/** The rewards configuration as the exchange journals it (every field explicit). */
-export const rewardsParams = (c: RewardsConfig): RewardsParams => ({
-  dailyBudgetMicro: c.dailyBudgetMicro,
-  bandSpreadBpsMax: c.bandSpreadBpsMax,
-  perWalletCapPct: c.perWalletCapPct,
-  minSizeContracts: c.minSizeContracts ?? DEFAULT_REWARDS_MIN_SIZE_CONTRACTS
-})
+// Defined below the routes (the LP bot and the use cases need them too); re-exported for the routes.
+export { DEFAULT_REWARDS_MIN_SIZE_CONTRACTS, nowSec, requireUserKey, type RewardsConfig, rewardsParams } from "../usecase/context.ts"
 
 /**
  * Per-address limits on anonymous work (extensions beside SPEC §8; docs/api.md "Limits").
@@ -63,31 +45,19 @@ export interface AppConfig {
 
 export const abuseLimits = (config: AppConfig): AbuseLimits => ({ ...DEFAULT_ABUSE_LIMITS, ...config.limits })
 
-export interface AppCtx {
-  readonly exchange: Exchange
+/** A route's context: the use cases' (exchange, verifier, limiter, secret, binding) and the transport's. */
+export interface AppCtx extends UseCaseCtx {
   /** The wall clock. Read only through `wallSec` (signed client timestamps) and the exchange's stamp (docs/time.md). */
   readonly nowMs: () => number
   /** The monotonic clock: durations only (limits, TTLs). */
   readonly monoMs: () => number
   /** Wall-clock step detection (operator status); absent in bare test contexts. */
   readonly clockWatch?: ClockWatch
-  readonly secret: Uint8Array
   readonly config: AppConfig
-  readonly limiter: RateLimiter
   readonly cache: EdgeCache
-  /** Order signatures: inline in tests and simulation, worker threads live. */
-  readonly verifier: Verifier
-  /**
-   * The withdraw path's binding to the matching engine (SPEC's API/engine split): `up`, or
-   * made `unreachable` (502) / `disabled` (503) by the operator or by simulated faults.
-   */
-  readonly binding: { withdraw: "up" | "unreachable" | "disabled" }
   /** Notable security events (refused operator tokens, limits hit), one object each; never given a secret. */
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
 }
-
-/** Business time now: the journal's (never earlier than the last record), in seconds. */
-export const nowSec = (ctx: AppCtx): number => ctx.exchange.journalSec()
 
 /**
  * The wall clock, for checking a client's signed timestamp only: the client signs its own
@@ -151,10 +121,3 @@ export const requireAdmin = (ctx: AppCtx, req: HttpRequest): void => {
 /** A user's stable builder api_key: derived from the server secret, so re-registering returns it again. */
 export const apiKeyFor = (secret: Uint8Array, user: string): string =>
   createHmac("sha256", secret).update(`api_key:${user}`).digest("hex").slice(0, 32)
-
-/** A user key from a request field, or the route's 400 saying why it is refused (one definition: src/auth/ed25519.ts). */
-export const requireUserKey = (field: string, value: unknown, code: ErrorCode): string => {
-  const problem = userKeyProblem(field, value)
-  if (problem !== null) throw new ApiError(code, problem)
-  return value as string
-}

@@ -13,13 +13,12 @@
 // the ledger already holds.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
+import type { ChainGuardPort, ChainGuardStatus, ChainHalt, Checkpoint } from "../service/chain-guard-port.ts"
 import type { Exchange } from "../service/exchange.ts"
 import type { Chain, Hash } from "./chain.ts"
 
-export interface Checkpoint {
-  readonly blockNumber: bigint
-  readonly hash: Hash
-}
+// The status shapes are the exchange's port's (src/service/chain-guard-port.ts), which this guard implements.
+export type { ChainGuardStatus, ChainHalt, Checkpoint }
 
 /** Where the checkpoint lives; `save` resolves once it is durable. */
 export interface CheckpointStore {
@@ -81,24 +80,6 @@ export const writeDurably = (path: string, text: string | Uint8Array): void => {
   }
 }
 
-export interface ChainHalt {
-  readonly reason: string
-  /** The block that no longer matches, what was recorded for it, and what the chain has now (null: gone). */
-  readonly blockNumber: bigint
-  readonly expectedHash: Hash
-  readonly foundHash: Hash | null
-  readonly head: bigint
-  readonly atSec: number
-}
-
-export interface ChainGuardStatus {
-  readonly state: "ok" | "halted"
-  readonly checkpoint: Checkpoint | null
-  /** The embedded chain's state is saved through this block (null: the chain keeps its own state). */
-  readonly savedThrough: bigint | null
-  readonly halt: ChainHalt | null
-}
-
 export interface ChainGuardOptions {
   readonly chain: Pick<Chain, "head" | "blockHash" | "persist">
   readonly exchange: Exchange
@@ -109,7 +90,7 @@ export interface ChainGuardOptions {
   readonly log?: (line: string) => void
 }
 
-export class ChainGuard {
+export class ChainGuard implements ChainGuardPort {
   private checkpoint: Checkpoint | null
   private halted: ChainHalt | null = null
   private savedThrough: bigint | null = null

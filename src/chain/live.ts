@@ -2,12 +2,18 @@
 // Every address it returns is lowercase, like `normalizeAddress`, so callers compare strings.
 import { Config, ConfigError, Data, Effect, Either, Layer, Option, Redacted, type Scope } from "effect"
 import {
+  BaseError,
   BlockNotFoundError,
+  ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
+  ExecutionRevertedError,
   getContractAddress,
   http,
+  HttpRequestError,
   parseAbiItem,
+  SocketClosedError,
+  TimeoutError,
   TransactionReceiptNotFoundError,
   type Hex,
   type PublicClient
@@ -18,12 +24,32 @@ import { gunzipSync } from "node:zlib"
 import { ANVIL_KEYS, type AnvilOptions, startAnvil } from "./anvil.ts"
 import { writeDurably } from "./guard.ts"
 import { type Address, type Chain, type ChainInfo, ChainService, DEPOSIT_CHAIN_ID, normalizeAddress, type TransferLog, type TxReceipt } from "./chain.ts"
+import { ChainReverted, ChainUnavailable } from "./errors.ts"
 import { depositAddressOf, forwarderFactoryAbi, forwarderInitCodeHash, usdgAbi, vaultAbi } from "./contracts.ts"
 import { deployContracts, depositChain, verifyDeployment } from "./deploy.ts"
 
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)")
 
 const lower = (a: string): Address => a.toLowerCase() as Address
+
+/**
+ * viem's exceptions as the chain's tagged errors (src/chain/errors.ts), message kept: a transaction
+ * whose simulation or gas estimate reverts was never broadcast (ChainReverted); a transport failure
+ * is ChainUnavailable; anything else passes on as it is.
+ */
+export const tagChainError = (err: unknown): unknown => {
+  if (!(err instanceof BaseError)) return err
+  if (err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError) !== null) return new ChainReverted({ message: err.message, cause: err })
+  if (err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError) !== null) return new ChainUnavailable({ message: err.message, cause: err })
+  return err
+}
+
+/** A Chain method whose failure goes through `tagChainError`. */
+const tagged = <Args extends unknown[], A>(f: (...args: Args) => Promise<A>): ((...args: Args) => Promise<A>) =>
+  (...args) =>
+    f(...args).catch((err: unknown) => {
+      throw tagChainError(err)
+    })
 
 export interface LiveChainOptions {
   readonly rpcUrl: string
@@ -82,9 +108,9 @@ export const liveChain = (options: LiveChainOptions): LiveChain => {
 
     depositAddress: (wallet) => depositAddressOf(info.factory, initCodeHash, lower(wallet)),
 
-    head: () => publicClient.getBlockNumber({ cacheTime: 0 }),
+    head: tagged(() => publicClient.getBlockNumber({ cacheTime: 0 })),
 
-    blockHash: async (n) => {
+    blockHash: tagged(async (n) => {
       if (n < 0n) return null
       try {
         const block = await publicClient.getBlock({ blockNumber: n })
@@ -93,9 +119,9 @@ export const liveChain = (options: LiveChainOptions): LiveChain => {
         if (err instanceof BlockNotFoundError) return null
         throw err
       }
-    },
+    }),
 
-    transfersTo: async (to, fromBlock, toBlock) => {
+    transfersTo: tagged(async (to, fromBlock, toBlock) => {
       const recipients = [...new Set(to.map(lower))]
       if (recipients.length === 0 || fromBlock > toBlock) return []
       const out: TransferLog[] = []
@@ -128,26 +154,26 @@ export const liveChain = (options: LiveChainOptions): LiveChain => {
         }
       }
       return out.sort((a, b) => (a.blockNumber !== b.blockNumber ? (a.blockNumber < b.blockNumber ? -1 : 1) : a.logIndex - b.logIndex))
-    },
+    }),
 
-    sweep: (walletAddress, token) =>
+    sweep: tagged((walletAddress, token) =>
       serially(() =>
         wallet.writeContract({ address: info.factory, abi: forwarderFactoryAbi, functionName: "sweep", args: [lower(walletAddress), lower(token)] })
-      ),
+      )),
 
-    payout: (recipient, amount, withdrawalId) =>
+    payout: tagged((recipient, amount, withdrawalId) =>
       serially(() =>
         wallet.writeContract({ address: info.vault, abi: vaultAbi, functionName: "withdraw", args: [withdrawalId, info.token, lower(recipient), amount] })
-      ),
+      )),
 
-    paidOut: async (withdrawalId) => {
+    paidOut: tagged(async (withdrawalId) => {
       const paid = await publicClient.readContract({ address: info.vault, abi: vaultAbi, functionName: "paid", args: [withdrawalId] })
       if (!paid) return null
       const logs = await publicClient.getContractEvents({ address: info.vault, abi: vaultAbi, eventName: "Withdrawn", args: { id: withdrawalId }, fromBlock: 0n })
       return logs[0]?.transactionHash ?? null
-    },
+    }),
 
-    receipt: async (tx): Promise<TxReceipt | null> => {
+    receipt: tagged(async (tx): Promise<TxReceipt | null> => {
       try {
         const r = await publicClient.getTransactionReceipt({ hash: tx })
         return { status: r.status, blockNumber: r.blockNumber }
@@ -155,9 +181,9 @@ export const liveChain = (options: LiveChainOptions): LiveChain => {
         if (err instanceof TransactionReceiptNotFoundError) return null
         throw err
       }
-    },
+    }),
 
-    balanceOf: (token, owner) => publicClient.readContract({ address: lower(token), abi: usdgAbi, functionName: "balanceOf", args: [lower(owner)] })
+    balanceOf: tagged((token, owner) => publicClient.readContract({ address: lower(token), abi: usdgAbi, functionName: "balanceOf", args: [lower(owner)] }))
   }
 }
 

@@ -8,10 +8,10 @@
 // withdrawal never holds up the others: each is handled on its own, and the first
 // error is rethrown once the pass has been through them all. While the chain guard has halted
 // (the chain lost blocks the ledger relies on) nothing is sent, confirmed or refunded.
-import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError } from "viem"
 import type { Exchange } from "../service/exchange.ts"
 import type { WithdrawalRecord } from "../service/withdrawals.ts"
 import type { Address, Chain, Hash } from "./chain.ts"
+import { isChainError } from "./errors.ts"
 import type { ChainGuard } from "./guard.ts"
 
 /** The chain operations payouts need. */
@@ -132,12 +132,9 @@ export class PayoutWorker {
     try {
       return await this.o.chain.payout(w.recipient as Address, BigInt(w.amountMicro), w.id as Hash)
     } catch (err) {
-      if (wouldRevert(err)) return null
+      // Live: the gas estimate reverted; sim: the same, when the SimChain estimates (src/chain/errors.ts).
+      if (isChainError(err, "ChainReverted")) return null
       throw err
     }
   }
 }
-
-/** viem's refusal of a transaction whose simulation or gas estimate reverts: it was never broadcast. */
-const wouldRevert = (err: unknown): boolean =>
-  err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError) !== null

@@ -17,6 +17,7 @@ import {
   type TransferLog,
   type TxReceipt
 } from "./chain.ts"
+import { ChainReverted, ChainUnavailable } from "./errors.ts"
 import {
   buildBlock,
   genesisBlock,
@@ -45,13 +46,12 @@ const FORWARDER_CODE_HASH = keccak256(stringToHex("twinbook-sim-forwarder"))
 /** The async Chain methods a fault can fail. */
 export type SimMethod = "head" | "blockHash" | "transfersTo" | "sweep" | "payout" | "receipt" | "balanceOf"
 
-/** A JSON-RPC-style failure (code -32000 is a generic server error). */
-export class SimRpcError extends Error {
+/** A JSON-RPC-style failure (code -32000 is a generic server error): the chain was unavailable, as a live RPC failure is. */
+export class SimRpcError extends ChainUnavailable {
   override readonly name = "SimRpcError"
-  readonly code: number
+  declare readonly code: number
   constructor(message: string, code = -32000) {
-    super(message)
-    this.code = code
+    super({ message, code })
   }
 }
 
@@ -68,6 +68,12 @@ export interface SimChainOptions {
   readonly now?: () => number
   /** When set, `transfersTo` rejects ranges spanning more blocks, like a public RPC's log limit. */
   readonly maxLogRange?: number
+  /**
+   * Estimate before sending, like a live chain's wallet: a payout the vault cannot cover now (or
+   * an id already paid) is refused with ChainReverted and nothing is sent. Off by default: the
+   * payout is submitted and reverts when mined.
+   */
+  readonly estimateGas?: boolean
 }
 
 export interface ReorgOptions {
@@ -119,6 +125,7 @@ export class SimChain implements Chain {
   private readonly blockTimeSec: number
   private readonly now: (() => number) | undefined
   private readonly maxLogRange: number | undefined
+  private readonly estimateGas: boolean
   private readonly ledger = new Ledger()
   private readonly blocks: SimBlock[]
   private pool: PendingTx[] = []
@@ -138,6 +145,7 @@ export class SimChain implements Chain {
     this.blockTimeSec = options.blockTimeSec ?? 2
     this.now = options.now
     this.maxLogRange = options.maxLogRange
+    this.estimateGas = options.estimateGas ?? false
     this.blocks = [genesisBlock(this.seed, this.info.chainId, options.genesisTimeSec ?? 1_700_000_000)]
   }
 
@@ -188,7 +196,12 @@ export class SimChain implements Chain {
 
   /** The vault pays each withdrawal id at most once (a repeat reverts). */
   payout(recipient: Address, amount: bigint, withdrawalId: Hash): Promise<Hash> {
-    return this.call("payout", () => this.submit("payout", this.info.token, this.info.vault, address(recipient), nonNegative(amount), withdrawalId))
+    return this.call("payout", () => {
+      if (this.estimateGas && (this.ledger.get(this.info.token, this.info.vault) < amount || this.ledger.paidIds.has(withdrawalId))) {
+        throw new ChainReverted({ message: `payout ${withdrawalId} would revert: the vault cannot pay it` })
+      }
+      return this.submit("payout", this.info.token, this.info.vault, address(recipient), nonNegative(amount), withdrawalId)
+    })
   }
 
   receipt(tx: Hash): Promise<TxReceipt | null> {

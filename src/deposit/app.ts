@@ -10,7 +10,7 @@ import { depositProgress } from "../service/views.ts"
 import { type OnError, serveRouter } from "../api/app.ts"
 import { json, Router } from "../api/http.ts"
 import { DEPOSIT_OPS, openApiDocument } from "../api/openapi.ts"
-import type { RateLimiter } from "../api/rate-limit.ts"
+import type { RateLimiter } from "../usecase/rate-limit.ts"
 
 export interface DepositConfig {
   /** Smallest deposit that credits (staging: 1,000,000 micro). */

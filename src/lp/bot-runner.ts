@@ -13,9 +13,9 @@
 // each signed with the session key and sent through the same placement as POST /v1/orders.
 import { orderMessage } from "../auth/messages.ts"
 import { deriveSessionKey, type SessionKey } from "../auth/lp-session.ts"
-import { type AppCtx, rewardsParams } from "../api/context.ts"
-import { placeSignedOrder } from "../api/place-order.ts"
-import { LIMITS } from "../api/rate-limit.ts"
+import { type RewardsConfig, rewardsParams, type UseCaseCtx } from "../usecase/context.ts"
+import { placeSignedOrder } from "../usecase/place-order.ts"
+import { LIMITS } from "../usecase/rate-limit.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { RewardsParams } from "../service/commands.ts"
 import type { BotMarket, BotRecord } from "../service/lp-book.ts"
@@ -24,6 +24,14 @@ import { botMarketView } from "./bot-market.ts"
 import { type OrderSpec, quotesToOrders } from "./quotes.ts"
 import { parseStrategySpec } from "./strategy-spec.ts"
 import { makeStrategy, type Strategy, type StrategyState } from "./strategy.ts"
+import type { ClockWatch } from "../time/clock.ts"
+
+/** What the runner acts through: the use cases' context, the rewards configuration and the clock watch (the routes' AppCtx is one). */
+export interface BotCtx extends UseCaseCtx {
+  readonly config: { readonly rewards: RewardsConfig }
+  /** Wall-clock step detection, checked each tick; absent in bare test contexts. */
+  readonly clockWatch?: ClockWatch
+}
 
 export interface TickReport {
   /** Acting decisions journaled (quote, pause, stop). */
@@ -65,7 +73,7 @@ export class LpBotRunner {
   private lastSampleMonoMs: number | null = null
 
   constructor(
-    private readonly ctx: AppCtx,
+    private readonly ctx: BotCtx,
     private readonly onError: (err: unknown) => void = () => {}
   ) {}
 

@@ -5,7 +5,7 @@
 // nobody quoted; reads use the clock the data carries; the step is noticed once.
 import { afterEach, describe, expect, it } from "vitest"
 import type { ApiClient } from "../../src/client/api-client.ts"
-import { LIMITS } from "../../src/api/rate-limit.ts"
+import { LIMITS } from "../../src/usecase/rate-limit.ts"
 import { cross, get, ok } from "../support/reads.ts"
 import { startTestServer, T0_MS, type TestServer } from "../support/server.ts"
 

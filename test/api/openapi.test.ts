@@ -5,7 +5,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeRouter } from "../../src/api/app.ts"
-import { RateLimiter } from "../../src/api/rate-limit.ts"
+import { RateLimiter } from "../../src/usecase/rate-limit.ts"
 import { listen, type RunningServer } from "../../src/api/node-server.ts"
 import { SimChain } from "../../src/chain/sim.ts"
 import { makeDepositApp } from "../../src/deposit/app.ts"

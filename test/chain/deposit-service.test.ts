@@ -2,7 +2,7 @@
 // in-memory chain: address derivation, normalisation, idempotent registration
 // for watching, progress, the retired route, limits and failure codes.
 import { afterEach, describe, expect, it } from "vitest"
-import { RateLimiter } from "../../src/api/rate-limit.ts"
+import { RateLimiter } from "../../src/usecase/rate-limit.ts"
 import { listen, type RunningServer } from "../../src/api/node-server.ts"
 import type { Chain } from "../../src/chain/chain.ts"
 import { SimChain } from "../../src/chain/sim.ts"

@@ -17,7 +17,7 @@ import { type Address, type Chain, DEPOSIT_CHAIN_ID } from "../../src/chain/chai
 import { forwarderFactoryAbi, vaultAbi } from "../../src/chain/contracts.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel, type UserKey } from "../../src/client/keys.ts"
-import { type Service, startService } from "../../src/service/boot.ts"
+import { type Service, startService } from "../../src/runtime/boot.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
 
 const T0_MS = 1_795_305_600_000

@@ -16,7 +16,7 @@ import type { Address, Chain } from "../../src/chain/chain.ts"
 import { vaultAbi } from "../../src/chain/contracts.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
-import { type Service, startService } from "../../src/service/boot.ts"
+import { type Service, startService } from "../../src/runtime/boot.ts"
 import { withdrawalId } from "../../src/service/withdrawals.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
 

@@ -2,7 +2,7 @@
 // from the committed artifacts. Tests run in order and share the chain's state.
 import { getAddress, getContractAddress, keccak256, type Hex } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { processAlive } from "../../src/chain/anvil.ts"
+import { ANVIL_KEYS, processAlive } from "../../src/chain/anvil.ts"
 import { type Address, DEPOSIT_CHAIN_ID } from "../../src/chain/chain.ts"
 import { depositForwarderAbi, depositForwarderBytecode, forwarderFactoryAbi, usdgAbi, vaultAbi } from "../../src/chain/contracts.ts"
 import { liveChain } from "../../src/chain/live.ts"
@@ -196,8 +196,11 @@ describe("deposits, sweeps and payouts", () => {
 
   it("a payout beyond the vault's balance is refused and consumes no nonce", async () => {
     const vaultBalance = await balance(t.info.token, t.info.vault)
-    // The vault's safe transfer reports the token's refusal as TransferFailed(token, to, amount).
-    await expect(t.chain.payout(USER_B, vaultBalance + 1n, withdrawal(200))).rejects.toThrow(/TransferFailed/)
+    // The vault's safe transfer reports the token's refusal as TransferFailed(token, to, amount),
+    // as the chain's own tag (src/chain/errors.ts): the same one the SimChain gives (test/chain/payouts-sim.test.ts).
+    const refused = t.chain.payout(USER_B, vaultBalance + 1n, withdrawal(200))
+    await expect(refused).rejects.toThrow(/TransferFailed/)
+    await expect(refused).rejects.toMatchObject({ _tag: "ChainReverted" })
     const tx = await t.chain.payout(USER_B, 1n, withdrawal(201))
     expect((await t.public.waitForTransactionReceipt({ hash: tx, pollingInterval: 50 })).status).toBe("success")
   })
@@ -244,6 +247,11 @@ describe("reads", () => {
     expect(whole).toEqual(sorted)
     // Mixed-case and duplicate recipients change nothing.
     expect(await t.chain.transfersTo([...addresses.map((a) => getAddress(a)), addresses[0]!], 0n, head)).toEqual(whole)
+  })
+
+  it("an RPC endpoint that does not answer is ChainUnavailable", async () => {
+    const down = liveChain({ rpcUrl: "http://127.0.0.1:9", operatorKey: ANVIL_KEYS[0], info: t.info })
+    await expect(down.head()).rejects.toMatchObject({ _tag: "ChainUnavailable" })
   })
 
   it("head, blockHash and receipt answer null for what does not exist", async () => {

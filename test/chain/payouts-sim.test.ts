@@ -12,9 +12,9 @@ import { withdrawalRows } from "../../src/service/views.ts"
 const WALLET = "0x4444444444444444444444444444444444444444" as Address
 const user = keyFromLabel("payout-user").user
 
-const world = (vaultFunds = 50_000_000n) => {
+const world = (vaultFunds = 50_000_000n, estimateGas = false) => {
   const clock = { ms: 1_795_305_600_000 }
-  const chain = new SimChain({ seed: 9 })
+  const chain = new SimChain({ seed: 9, estimateGas })
   chain.mint(chain.info.token, chain.info.vault, vaultFunds)
   chain.mine()
   const journal = memoryJournal()
@@ -87,6 +87,28 @@ describe("withdrawals (sim chain)", () => {
     let held = 0
     for (const a of exchange.engine.accounts.values()) held += a.availableMicro + a.lockedMicro
     expect(held).toBe(exchange.engine.netDepositsMicro)
+  })
+
+  it("a payout refused before sending (ChainReverted, as a live chain's gas estimate refuses it) is refunded without anything sent", async () => {
+    const { chain, exchange, step, withdraw, available } = world(1_000_000n, true)
+    // The same tag a live chain gives for a real revert (test/chain/live.test.ts, on Anvil).
+    await expect(chain.payout(WALLET, 5_000_000n, `0x${"cd".repeat(32)}` as Hash)).rejects.toMatchObject({ _tag: "ChainReverted" })
+    withdraw(5_000_000, 1)
+    for (let i = 0; i < 2; i++) await step()
+    expect(withdrawalRows(exchange, user)[0]).toMatchObject({ status: "pending", tx_signature: null })
+    await step() // the third refused attempt: refunded
+    expect(withdrawalRows(exchange, user)[0]).toMatchObject({ status: "refunded", tx_signature: null, error: expect.stringMatching(/reverted 3 times/) })
+    expect(chain.pending()).toEqual([])
+    expect(chain.balance(chain.info.token, WALLET)).toBe(0n)
+    expect(available()).toBe(20_000_000)
+  })
+
+  it("an unavailable chain (ChainUnavailable) is not a revert: the pass fails, the payout stays pending and is retried", async () => {
+    const { chain, exchange, worker } = world()
+    exchange.submit({ type: "withdraw", user, amountMicro: 1_000_000, withdrawNonce: 1, recipient: WALLET })
+    chain.failNext("payout", "rpc down")
+    await expect(worker.poll()).rejects.toMatchObject({ _tag: "ChainUnavailable", message: "rpc down" })
+    expect(withdrawalRows(exchange, user)[0]!.status).toBe("pending")
   })
 
   it("one failing payout does not hold up the others in the pass", async () => {

@@ -6,7 +6,7 @@ import type { Address } from "../../src/chain/chain.ts"
 import { SimChain } from "../../src/chain/sim.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
-import { type Service, startService } from "../../src/service/boot.ts"
+import { type Service, startService } from "../../src/runtime/boot.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 
 export const ADMIN_TOKEN = "client-test-admin"

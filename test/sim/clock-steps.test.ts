@@ -5,7 +5,7 @@
 // minutes a jump skipped.
 import { describe, expect, it } from "vitest"
 import { EdgeCache } from "../../src/api/cache.ts"
-import { RateLimiter } from "../../src/api/rate-limit.ts"
+import { RateLimiter } from "../../src/usecase/rate-limit.ts"
 import type { Exchange } from "../../src/service/exchange.ts"
 import { MINUTE_SEC } from "../../src/service/rewards-book.ts"
 import { runScenario, type RunOptions } from "../../sim/run.ts"

@@ -13,7 +13,7 @@ import { journalDir } from "../../src/store/durable.ts"
 import { listSegments } from "../../src/store/file-journal.ts"
 import { HistoryStore } from "../../src/store/history-db.ts"
 import { historyPath } from "../../src/store/history-rebuild.ts"
-import type { Service } from "../../src/service/boot.ts"
+import type { Service } from "../../src/runtime/boot.ts"
 import { crash, historyCandles, historyTrades, marketIds, startDurable, tempDirs, trade } from "../support/history.ts"
 
 const temp = tempDirs("twinbook-history-")

@@ -3,7 +3,7 @@
 // duplicates, and is rebuilt identically from the journal.
 import { afterEach, describe, expect, it } from "vitest"
 import { keyFromLabel } from "../../src/client/keys.ts"
-import type { Service } from "../../src/service/boot.ts"
+import type { Service } from "../../src/runtime/boot.ts"
 import { depositRows, withdrawalRows } from "../../src/service/views.ts"
 import { withdrawalId } from "../../src/service/withdrawals.ts"
 import { HistoryStore } from "../../src/store/history-db.ts"

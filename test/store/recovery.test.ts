@@ -198,7 +198,7 @@ describe("recovery from DATA_DIR", () => {
 
 describe("first-start catalogue", () => {
   it("completes a catalogue cut short by a crash, adding only the missing events", async () => {
-    const { loadCatalog } = await import("../../src/service/boot.ts")
+    const { loadCatalog } = await import("../../src/runtime/boot.ts")
     const dir = freshDir()
     const a = await open(dir)
     const all = demoCatalog()

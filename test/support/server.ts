@@ -4,7 +4,7 @@ import type { AbuseLimits } from "../../src/api/context.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
-import { type Service, startService } from "../../src/service/boot.ts"
+import { type Service, startService } from "../../src/runtime/boot.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
 export const ALLOWED_ORIGIN = "http://app.twinbook.test"

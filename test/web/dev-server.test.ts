@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { freePort, processAlive } from "../../src/chain/anvil.ts"
-import { type Service, startService } from "../../src/service/boot.ts"
+import { type Service, startService } from "../../src/runtime/boot.ts"
 import { waitFor } from "./harness.ts"
 
 let service: Service

@@ -4,10 +4,10 @@ import { CancelAllRequest, CancelRequest, decodeBody, OrderRequest } from "../..
 import { openOrders } from "../../service/views.ts"
 import { type AppCtx, requireSession, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
-import { placeSignedOrder } from "../place-order.ts"
-import { LIMITS } from "../rate-limit.ts"
+import { placeSignedOrder } from "../../usecase/place-order.ts"
+import { LIMITS } from "../../usecase/rate-limit.ts"
 
-export { rejection } from "../place-order.ts"
+export { rejection } from "../../usecase/place-order.ts"
 
 const decodeOrder = decodeBody(OrderRequest, "invalid_order_shape")
 const decodeCancel = decodeBody(CancelRequest, "invalid_shape")

@@ -1,21 +1,13 @@
-// POST /v1/withdraw-signed (SPEC §4 "Withdraw", §5.8): the engine debits first,
-// exactly once per withdraw nonce; the payout worker then pays the linked wallet.
-import { parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
-import { withdrawMessage } from "../../auth/messages.ts"
+// POST /v1/withdraw-signed (SPEC §4 "Withdraw", §5.8): parse → the withdraw use case
+// (src/usecase/withdraw.ts) → response.
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, WithdrawRequest } from "../../domain/schemas.ts"
-import { withdrawalId } from "../../service/withdrawals.ts"
+import { LIMITS } from "../../usecase/rate-limit.ts"
+import { withdraw } from "../../usecase/withdraw.ts"
 import { type AppCtx, requireSession, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
-import { LIMITS } from "../rate-limit.ts"
 
 const decodeWithdraw = decodeBody(WithdrawRequest, "invalid_shape")
-
-/** A positive safe integer from a JSON number or a string of digits, else null. */
-const parseAmount = (value: unknown): number | null => {
-  const n = typeof value === "number" ? value : typeof value === "string" && /^\d+$/.test(value) ? Number(value) : Number.NaN
-  return Number.isSafeInteger(n) && n > 0 ? n : null
-}
 
 export const withdrawRoutes: ReadonlyArray<Route<AppCtx>> = [
   {
@@ -30,38 +22,8 @@ export const withdrawRoutes: ReadonlyArray<Route<AppCtx>> = [
       const body = decodeWithdraw(raw)
       requireUserKey("user", body.user, "invalid_shape")
       if (body.user !== sessionUser) throw new ApiError("session_user_mismatch", "withdraw user differs from the session user")
-      const amountMicro = parseAmount(body.amount_micro)
-      if (amountMicro === null) throw new ApiError("invalid_amount", "amount_micro: a positive integer of micro-USDC")
-      const signature = parseSignatureHex(body.signature)
-      if (signature === null) throw new ApiError("invalid_signature_format", "signature must be 64 bytes, hex-encoded without 0x")
-      // SPEC §5.10: a delegated LP session key can only place orders, never withdraw.
-      if (raw.session_pub !== undefined) throw new ApiError("invalid_signature", "LP session keys are scoped to orders; withdraw must be signed by the user key")
-      const wallet = ctx.exchange.walletOfUser.get(body.user)
-      if (wallet === undefined) throw new ApiError("engine_rejected", "no wallet linked to this user: POST /v1/wallet/link first")
-      if (!verifyUser(body.user, Buffer.from(withdrawMessage(body.user, wallet, amountMicro, body.nonce), "utf8"), signature)) {
-        throw new ApiError("invalid_signature", "signature does not verify over the withdraw message")
-      }
-      if (ctx.binding.withdraw === "unreachable") throw new ApiError("engine_unreachable", "the matching service cannot be reached")
-      if (ctx.binding.withdraw === "disabled") throw new ApiError("engine_binding_disabled", "the matching service binding is disabled")
-      const { result, durable } = ctx.exchange.submit({
-        type: "withdraw",
-        user: body.user,
-        amountMicro,
-        withdrawNonce: body.nonce,
-        recipient: wallet
-      })
-      await durable
-      const first = result.events[0]
-      if (first?.type === "rejected") throw new ApiError("engine_rejected", first.reason)
-      const w = ctx.exchange.withdrawals.byId.get(withdrawalId(body.user, body.nonce))!
-      return json(200, {
-        withdrawal_id: w.id,
-        status: w.status,
-        recipient: w.recipient,
-        chain: "native",
-        amount_micro: w.amountMicro,
-        created_at: w.createdAtSec
-      })
+      // The decoded body drops unknown fields: a session_pub is looked for in the raw one.
+      return json(200, await withdraw(ctx, { ...body, session_pub: raw.session_pub }))
     }
   }
 ]

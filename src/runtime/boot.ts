@@ -1,4 +1,4 @@
-// Assembles the service from its parts: exchange, feed hub, HTTP app and the
+// The composition root (docs/decisions.md § Composition root and use cases): assembles the service from its parts: exchange, feed hub, HTTP app and the
 // node transport. Time comes in as `nowMs` (the Clock layer's reading), so
 // tests and the simulator drive it with a test clock. In durable mode the
 // journal, snapshots and the DuckDB history store live under `dataDir`.
@@ -7,10 +7,10 @@ import { type App, makeApp, type OnError } from "../api/app.ts"
 import { EdgeCache } from "../api/cache.ts"
 import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
 import { listen, type RunningServer } from "../api/node-server.ts"
-import { RateLimiter } from "../api/rate-limit.ts"
+import { RateLimiter } from "../usecase/rate-limit.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { FeedHub } from "../feed/hub.ts"
-import type { NewEvent } from "./catalog.ts"
+import type { NewEvent } from "../service/catalog.ts"
 import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
 import { LpBotRunner } from "../lp/bot-runner.ts"
 import { HistoryStore } from "../store/history-db.ts"
@@ -18,7 +18,7 @@ import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
 import { STORAGE_FAILURE_EXIT, storageFailureLine } from "../store/storage.ts"
 import { type ChainServices, type ChainServicesOptions, startChainServices } from "./chain-services.ts"
 import { fileCheckpointStore } from "../chain/guard.ts"
-import { Exchange, memoryJournal } from "./exchange.ts"
+import { Exchange, memoryJournal } from "../service/exchange.ts"
 import { ClockWatch, liveMonoClock } from "../time/clock.ts"
 
 export interface ServiceOptions {

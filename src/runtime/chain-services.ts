@@ -3,14 +3,14 @@
 // polled on a timer (the simulator calls `poll` itself instead). The chain guard checks every
 // pass that the chain still holds what the ledger relies on, and halts both workers when not.
 import { listen, type RunningServer } from "../api/node-server.ts"
-import { RateLimiter } from "../api/rate-limit.ts"
+import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { Chain } from "../chain/chain.ts"
 import { ChainGuard, type CheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
 import { PayoutWorker } from "../chain/payouts.ts"
 import { DepositWatcher } from "../chain/watcher.ts"
 import { makeDepositApp } from "../deposit/app.ts"
 import { liveMonoClock } from "../time/clock.ts"
-import type { Exchange } from "./exchange.ts"
+import type { Exchange } from "../service/exchange.ts"
 
 export interface ChainServicesOptions {
   readonly chain: Chain

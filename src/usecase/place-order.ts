@@ -6,7 +6,9 @@ import { parseSignatureHex } from "../auth/ed25519.ts"
 import { orderMessage } from "../auth/messages.ts"
 import { ApiError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts"
 import type { EngineEvent, FillEvent, OrderType, RejectReason, Stp } from "../engine/types.ts"
-import { type AppCtx, requireUserKey } from "./context.ts"
+import { requireUserKey, type UseCaseCtx } from "./context.ts"
+
+type PlaceCtx = Pick<UseCaseCtx, "exchange" | "verifier">
 
 const REJECTION_DETAIL: Partial<Record<RejectReason, string>> = {
   would_cross: "post-only order would cross the book",
@@ -72,7 +74,7 @@ export interface Placed {
 }
 
 /** The order response (SPEC §2) or an ApiError. The signature is checked before anything is journaled. */
-export const placeSignedOrder = async (ctx: AppCtx, body: SignedOrder): Promise<Placed> => {
+export const placeSignedOrder = async (ctx: PlaceCtx, body: SignedOrder): Promise<Placed> => {
   const x = ctx.exchange
   const found = x.catalog.market(body.market_id)
   if (found === undefined) throw new ApiError("not_found", `no market ${body.market_id}`)
@@ -134,7 +136,7 @@ export const placeSignedOrder = async (ctx: AppCtx, body: SignedOrder): Promise<
 }
 
 /** A session key may sign orders only while delegated by `user`, unrevoked and unexpired (SPEC §5.10). */
-const assertSession = (ctx: AppCtx, user: string, sessionPub: string): void => {
+const assertSession = (ctx: PlaceCtx, user: string, sessionPub: string): void => {
   const problem = ctx.exchange.lpBook.sessionProblem(user, sessionPub, ctx.exchange.journalSec())
   if (problem !== null) throw new ApiError(problem, SESSION_DETAIL[problem])
 }

@@ -1,6 +1,7 @@
 // Token buckets keyed by wallet or IP, refilled by the monotonic clock (src/time/clock.ts):
 // a wall-clock step must neither drain a bucket nor fill one (docs/time.md). Injected, so
-// tests advance time instead of sleeping.
+// tests advance time instead of sleeping. Below the routes: the HTTP routes, the deposit
+// service and the server-managed LP bot (its own `botOrders` bucket) all charge this table.
 import { ApiError } from "../domain/errors.ts"
 
 export interface BucketSpec {
