@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
-import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS, QUEUE_MODELS, type Realised, summarise, tapeDirOf } from "./fidelity.ts"
+import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS, QUEUE_MODELS, type Realised, replayDirOf, summarise, tapeDirOf } from "./fidelity.ts"
 import type { FidelityJob } from "./fidelity-worker.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
 import { parseSeeds } from "./sweep.ts"
@@ -73,11 +73,12 @@ const table = (s: FidelitySummary): string => {
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
   lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
   lines.push("")
-  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "trading PnL r/b (USDC)", "book-move fills", "queue decreases"]
+  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "trading PnL r/b (USDC)", "book-move fills", "queue decreases", "replay fills/contracts"]
   const rows = s.runs.map((r) => {
     const b = h(r)
     return [String(r.seed), r.agent, `${r.realised.fills}/${b.fills}`, `${r.realised.filledContracts}/${b.filledContracts}`, `${usdc(r.realised.rewardsMicro)}/${usdc(b.rewardsMicro)}`,
-      `${usdc(r.realised.tradingPnlMicro)}/${usdc(b.tradingPnlMicro)}`, String(b.fillsFromBookMoves), String(b.queueDecreasesAtOurLevel)]
+      `${usdc(r.realised.tradingPnlMicro)}/${usdc(b.tradingPnlMicro)}`, String(b.fillsFromBookMoves), String(b.queueDecreasesAtOurLevel),
+      r.replay === null ? "-" : `${r.replay.fills}/${r.replay.filledContracts}`]
   })
   const widths = header.map((x, c) => Math.max(x.length, ...rows.map((row) => row[c]!.length)))
   const fmt = (row: string[]): string => row.map((x, c) => x.padStart(widths[c]!)).join("  ")
@@ -88,6 +89,10 @@ const table = (s: FidelitySummary): string => {
   const mw = mh.map((x, c) => Math.max(x.length, ...mrows.map((row) => row[c]!.length)))
   const mf = (row: string[]): string => row.map((x, c) => x.padStart(mw[c]!)).join("  ")
   lines.push(mf(mh), ...mrows.map(mf), "")
+  if (s.replay !== null) {
+    const r = s.replay
+    lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
+  }
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
   lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
@@ -122,7 +127,7 @@ const main = async (): Promise<number> => {
   const realised = new Map<number, Realised[]>()
   const tapes = new Map<string, { dir: string; trades: number; snapshots: number }>()
   const simJobs: FidelityJob[] = args.seeds.flatMap((seed) => [
-    { kind: "live", seed } as const,
+    { kind: "live", seed, out: args.out } as const,
     ...bots.map((agent) => ({ kind: "without", seed, agent, dir: tapeDirOf(args.out, seed, agent) }) as const)
   ])
   let done = 0
@@ -137,7 +142,7 @@ const main = async (): Promise<number> => {
   for (const seed of args.seeds) {
     for (const r of realised.get(seed) ?? []) {
       const tape = tapes.get(`${seed}/${r.agent}`)
-      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape })
+      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape, replayDir: replayDirOf(args.out, seed, r.agent) })
     }
   }
   const runs: BotRun[] = []

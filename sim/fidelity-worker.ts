@@ -4,9 +4,9 @@ import { backtestBot, type Realised, runLive, runWithout } from "./fidelity.ts"
 import { loadScenario } from "./scenario.ts"
 
 export type FidelityJob =
-  | { readonly kind: "live"; readonly seed: number }
+  | { readonly kind: "live"; readonly seed: number; readonly out: string }
   | { readonly kind: "without"; readonly seed: number; readonly agent: string; readonly dir: string }
-  | { readonly kind: "backtest"; readonly seed: number; readonly realised: Realised; readonly tape: { dir: string; trades: number; snapshots: number } }
+  | { readonly kind: "backtest"; readonly seed: number; readonly realised: Realised; readonly tape: { dir: string; trades: number; snapshots: number }; readonly replayDir: string }
 
 const { file, durationSec, snapshotSec } = workerData as { file: string; durationSec: number | undefined; snapshotSec: number }
 const scenario = loadScenario(file)
@@ -16,10 +16,10 @@ parentPort!.on("message", async (job: FidelityJob | null) => {
   try {
     const result =
       job.kind === "live"
-        ? await runLive(scenario, job.seed, durationSec)
+        ? await runLive(scenario, job.seed, job.out, snapshotSec, durationSec)
         : job.kind === "without"
           ? await runWithout(scenario, job.seed, job.agent, job.dir, snapshotSec, durationSec)
-          : await backtestBot(job.seed, job.realised, job.tape)
+          : await backtestBot(job.seed, job.realised, job.tape, job.replayDir)
     parentPort!.postMessage({ job, result })
   } catch (err) {
     parentPort!.postMessage({ job, error: err instanceof Error ? (err.stack ?? err.message) : String(err) })

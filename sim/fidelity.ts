@@ -9,8 +9,10 @@ import { keyFromSecret } from "../src/client/keys.ts"
 import type { EngineEvent } from "../src/engine/types.ts"
 import { parseStrategySpec } from "../src/lp/strategy-spec.ts"
 import type { JournalRecord } from "../src/service/commands.ts"
+import type { TapeMeta } from "../src/store/tape.ts"
 import { Exchange, memoryJournal } from "../src/service/exchange.ts"
 import { type BacktestConfig, DEFAULT_CONFIG, type LatencySpec, type QueueModelName, withTapeMeta } from "./backtest/config.ts"
+import type { Dataset } from "./backtest/dataset.ts"
 import { loadTape } from "./backtest/load.ts"
 import { runBacktest } from "./backtest/runner.ts"
 import { Rng } from "./random.ts"
@@ -52,9 +54,19 @@ export const LATENCY_MODELS: ReadonlyArray<LatencyModel> = [
   { name: "zero", feed: { baseMs: 0, jitterMs: 0 }, entry: { baseMs: 0, jitterMs: 0 } },
   { name: "default", feed: DEFAULT_CONFIG.feedLatency, entry: DEFAULT_CONFIG.entryLatency }
 ]
-export const QUEUE_MODELS: ReadonlyArray<QueueModelName> = ["risk-averse", "prob"]
-/** The pair the medians are quoted for: the default queue model and the bot's own latency. */
-export const HEADLINE = { queue: "risk-averse" as QueueModelName, latency: "bot" }
+/**
+ * What the backtest reads of the tape, and so how it knows the queue: `flow` replays every
+ * order as it arrived (takers up to their own limit and size) through the engine; `adds` keeps
+ * the competitors' book order by order (exact queue) and replays trades at the print; the
+ * others read only the L2 snapshots and place cancels through that queue model.
+ */
+export type BookModel = "flow" | "adds" | QueueModelName
+export const QUEUE_MODELS: ReadonlyArray<BookModel> = ["flow", "adds", "risk-averse", "prob"]
+/**
+ * The pair the medians are quoted for: the most complete data the tape has (its order flow,
+ * since tape version 2; risk-averse on L2 before it) and the bot's own latency.
+ */
+export const HEADLINE = { queue: "flow" as BookModel, latency: "bot" }
 
 export interface Side {
   readonly fills: number
@@ -64,7 +76,7 @@ export interface Side {
 }
 
 export interface ModelResult extends Side {
-  readonly queue: QueueModelName
+  readonly queue: BookModel
   readonly latency: string
   readonly fillsFromBookMoves: number
   readonly queueDecreasesAtOurLevel: number
@@ -75,6 +87,8 @@ export interface BotRun {
   readonly agent: string
   readonly realised: Side
   readonly backtests: ReadonlyArray<ModelResult>
+  /** The headline model on the live tape without the bot (its orders left out, everyone else's as they arrived): the backtester's own error, without the counterfactual's. */
+  readonly replay: ModelResult | null
   readonly tape: string
   readonly tapeTrades: number
   readonly tapeSnapshots: number
@@ -139,10 +153,15 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
   }))
 }
 
-/** The live world: every bot's realised outcome. */
-export const runLive = async (scenario: Scenario, seed: number, durationSec?: number): Promise<Realised[]> => {
+/**
+ * The live world: every bot's realised outcome, and per bot the live tape with that bot's own
+ * orders left out (`replayDirOf`): replaying it must give back what the bot did, up to the
+ * backtester's own mechanics, since every other order in it is the one that really arrived.
+ */
+export const runLive = async (scenario: Scenario, seed: number, outDir: string, snapshotSec: number, durationSec?: number): Promise<Realised[]> => {
   const summary = await runScenario(scenario, { seed, expectations: false, ...(durationSec === undefined ? {} : { durationSec }) })
   const bots = botAgents(scenario).map((agent) => ({ agent, user: userOfAgent(seed, agent) }))
+  for (const b of bots) await writeRunTape(summary, { dir: replayDirOf(outDir, seed, b.agent), intervalSec: snapshotSec, format: "parquet" }, [], [b.user])
   return realisedOf(summary.records as ReadonlyArray<JournalRecord>, bots)
 }
 
@@ -153,38 +172,28 @@ export const runWithout = async (scenario: Scenario, seed: number, agent: string
   return { dir, trades: tape.meta.trades, snapshots: tape.meta.snapshots }
 }
 
-/** Backtests one bot on its counterfactual tape with every queue and latency model. */
-export const backtestBot = async (seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }): Promise<BotRun> => {
-  const { dataset, meta } = await loadTape(tape.dir)
+/** Backtests one bot on its counterfactual tape with every book and latency model (and on the live tape without it, when given). */
+export const backtestBot = async (seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }, replayDir: string | null = null): Promise<BotRun> => {
+  const { dataset: flow, meta } = await loadTape(tape.dir, null, "flow")
+  const { dataset: adds } = await loadTape(tape.dir, null, "adds")
+  const { dataset: bookOnly } = await loadTape(tape.dir, null, "none")
   const parsed = parseStrategySpec(realised.strategy)
   if (!parsed.ok) throw new Error(`${realised.agent}: the journaled spec does not parse: ${parsed.field}: ${parsed.message}`)
   const paidDays = Object.keys(realised.rewardsByDay).map(Number).sort((a, b) => a - b)
-  const results: ModelResult[] = []
-  let realisedSide: Side | null = null
-  for (const queue of QUEUE_MODELS) {
-    for (const lat of LATENCY_MODELS) {
-      const config: BacktestConfig = withTapeMeta(
-        {
-          ...DEFAULT_CONFIG, seed: `fidelity:${seed}:${realised.agent}`, capitalMicro: realised.balanceMicro,
-          strategy: { kind: "spec", spec: parsed.spec, params: parsed.params }, queueModel: queue, feedLatency: lat.feed, entryLatency: lat.entry,
-          quoteMarkets: realised.markets, startSec: realised.startSec
-        },
-        meta
-      )
-      const { report } = runBacktest(dataset, config)
-      const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
-      // Both sides marked to the backtest's final marks, market by market.
-      const markOf = (id: string): number | null => ours.find((m) => m.market_id === id)?.mark_bps ?? null
-      realisedSide ??= {
-        fills: realised.fills,
-        filledContracts: realised.filledContracts,
-        rewardsMicro: paidDays.reduce((s, d) => s + (realised.rewardsByDay[String(d)] ?? 0), 0),
-        tradingPnlMicro: Object.entries(realised.byMarket).reduce((s, [id, m]) => {
-          const mark = markOf(id)
-          return s + m.cashMicro + (mark === null ? 0 : Math.floor(m.yes * mark * 100 + m.no * (10_000 - mark) * 100))
-        }, 0)
-      }
-      results.push({
+  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel): { result: ModelResult; marks: Map<string, number | null> } => {
+    const config: BacktestConfig = withTapeMeta(
+      {
+        ...DEFAULT_CONFIG, seed: `fidelity:${seed}:${realised.agent}`, capitalMicro: realised.balanceMicro,
+        strategy: { kind: "spec", spec: parsed.spec, params: parsed.params }, queueModel: queue === "flow" || queue === "adds" ? "risk-averse" : queue,
+        feedLatency: lat.feed, entryLatency: lat.entry, quoteMarkets: realised.markets, startSec: realised.startSec
+      },
+      tapeMeta
+    )
+    const { report } = runBacktest(data, config)
+    const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
+    return {
+      marks: new Map(ours.map((m) => [m.market_id, m.mark_bps])),
+      result: {
         queue, latency: lat.name,
         fills: ours.reduce((s, m) => s + m.fills, 0),
         filledContracts: ours.reduce((s, m) => s + m.filled_contracts, 0),
@@ -192,10 +201,34 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
         tradingPnlMicro: ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0),
         fillsFromBookMoves: report.summary.fills_from_book_moves,
         queueDecreasesAtOurLevel: report.summary.queue_decreases_at_our_level
-      })
+      }
     }
   }
-  return { seed, agent: realised.agent, realised: realisedSide!, backtests: results, tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays: paidDays }
+  const results: ModelResult[] = []
+  let marks: Map<string, number | null> | null = null
+  for (const queue of QUEUE_MODELS) {
+    for (const lat of LATENCY_MODELS) {
+      const r = run(queue === "flow" ? flow : queue === "adds" ? adds : bookOnly, meta, queue, lat)
+      marks ??= r.marks
+      results.push(r.result)
+    }
+  }
+  // Both sides marked to the same prices: the headline backtest's final marks, market by market.
+  const realisedSide: Side = {
+    fills: realised.fills,
+    filledContracts: realised.filledContracts,
+    rewardsMicro: paidDays.reduce((s, d) => s + (realised.rewardsByDay[String(d)] ?? 0), 0),
+    tradingPnlMicro: Object.entries(realised.byMarket).reduce((s, [id, m]) => {
+      const mark = marks?.get(id) ?? null
+      return s + m.cashMicro + (mark === null ? 0 : Math.floor(m.yes * mark * 100 + m.no * (10_000 - mark) * 100))
+    }, 0)
+  }
+  let replay: ModelResult | null = null
+  if (replayDir !== null) {
+    const live = await loadTape(replayDir, null, "flow")
+    replay = run(live.dataset, live.meta, "flow", LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!).result
+  }
+  return { seed, agent: realised.agent, realised: realisedSide, backtests: results, replay, tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays: paidDays }
 }
 
 const median = (xs: ReadonlyArray<number>): number | null => {
@@ -216,6 +249,8 @@ export interface FidelitySummary {
   readonly median_pnl_diff_usdc: number | null
   /** Medians for every queue × latency model, same fields. */
   readonly by_model: ReadonlyArray<{ queue: string; latency: string; fills: number | null; filled_contracts: number | null; rewards: number | null; pnl_diff_usdc: number | null }>
+  /** The same medians for the headline model replaying the live tape without the bot (null when not run): the backtester's own error. */
+  readonly replay: { fills: number | null; filled_contracts: number | null; rewards: number | null; pnl_diff_usdc: number | null } | null
   readonly target: { readonly ratio: readonly [number, number]; readonly pnl_diff_usdc: number }
   readonly runs: ReadonlyArray<BotRun>
 }
@@ -232,15 +267,24 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
     pnl_diff_usdc: median(runs.map((r) => (pick(r, q, l).tradingPnlMicro - r.realised.tradingPnlMicro) / 1e6))
   })
   const by = models.map((m) => med(m.queue, m.latency))
+  const replayed = runs.filter((r) => r.replay !== null)
+  const replay = replayed.length === 0 ? null : {
+    fills: median(replayed.map((r) => ratio(r.replay!.fills, r.realised.fills))),
+    filled_contracts: median(replayed.map((r) => ratio(r.replay!.filledContracts, r.realised.filledContracts))),
+    rewards: median(replayed.map((r) => ratio(r.replay!.rewardsMicro, r.realised.rewardsMicro))),
+    pnl_diff_usdc: median(replayed.map((r) => (r.replay!.tradingPnlMicro - r.realised.tradingPnlMicro) / 1e6))
+  }
   const h = by.find((m) => m.queue === HEADLINE.queue && m.latency === HEADLINE.latency)
   return {
     scenario, seeds, snapshot_interval_sec: snapshotSec, headline: HEADLINE,
     median_ratio: { fills: h?.fills ?? null, filled_contracts: h?.filled_contracts ?? null, rewards: h?.rewards ?? null },
     median_pnl_diff_usdc: h?.pnl_diff_usdc ?? null,
     by_model: by,
+    replay,
     target: { ratio: [0.8, 1.25], pnl_diff_usdc: 10 },
     runs
   }
 }
 
 export const tapeDirOf = (outDir: string, seed: number, agent: string): string => join(outDir, `seed${seed}-without-${agent}`)
+export const replayDirOf = (outDir: string, seed: number, agent: string): string => join(outDir, `seed${seed}-live-minus-${agent}`)

@@ -13,12 +13,15 @@ export interface TapeOptions {
 
 export const DEFAULT_TAPE_INTERVAL_SEC = 1
 
-export const tapeOfRun = (summary: Pick<Summary, "records" | "scenario" | "seed">, intervalSec: number | null, without: ReadonlyArray<string> = []): Tape => {
-  const source = `sim ${summary.scenario} seed ${summary.seed}${without.length > 0 ? ` without ${without.join(", ")}` : ""}`
-  return tapeFromRecords(summary.records as ReadonlyArray<JournalRecord>, { intervalSec, source })
+/** `without`: agents left out of the world (named in the source); `exclude`: users whose orders the tape leaves out of a world they were in. */
+export const tapeOfRun = (summary: Pick<Summary, "records" | "scenario" | "seed">, intervalSec: number | null, without: ReadonlyArray<string> = [], exclude: ReadonlyArray<string> = []): Tape => {
+  const source = `sim ${summary.scenario} seed ${summary.seed}${without.length > 0 ? ` without ${without.join(", ")}` : ""}${exclude.length > 0 ? ` excluding ${exclude.length} user(s)` : ""}`
+  return tapeFromRecords(summary.records as ReadonlyArray<JournalRecord>, { intervalSec, source, exclude })
 }
 
-export const writeRunTape = async (summary: Pick<Summary, "records" | "scenario" | "seed">, opts: TapeOptions, without: ReadonlyArray<string> = []): Promise<{ tape: Tape; files: string[] }> => {
-  const tape = tapeOfRun(summary, opts.intervalSec, without)
+export const writeRunTape = async (
+  summary: Pick<Summary, "records" | "scenario" | "seed">, opts: TapeOptions, without: ReadonlyArray<string> = [], exclude: ReadonlyArray<string> = []
+): Promise<{ tape: Tape; files: string[] }> => {
+  const tape = tapeOfRun(summary, opts.intervalSec, without, exclude)
   return { tape, files: await writeTape(opts.dir, tape, opts.format) }
 }

@@ -7,7 +7,9 @@ import { isPresetName, PRESET_NAMES } from "../../src/lp/presets.ts"
 import { parseStrategySpec } from "../../src/lp/strategy-spec.ts"
 import { type BacktestConfig, DEFAULT_CONFIG, QUEUE_MODELS, type QueueModelName } from "./config.ts"
 import { BacktestInputError } from "./dataset.ts"
+import { ORDERS_MODES, type OrdersMode } from "./load.ts"
 import { applyKnobs, parseSet, parseSweep, type SweepAxis } from "./params.ts"
+import { figureName, resolveFigure, SWEEP_FIGURES } from "./sweep.ts"
 
 export const DEFAULT_DATA = "fixtures/backtest/sample-trades.csv"
 export const DEFAULT_OUT = "out/backtest"
@@ -15,10 +17,14 @@ export const DEFAULT_OUT = "out/backtest"
 export interface CliOptions {
   readonly data: string | null
   readonly snapshots: string | null
+  /** How much of a tape's order-level events to use (flow: all; adds: the book only; none: L2 snapshots and the queue model). */
+  readonly ordersMode: OrdersMode
   readonly synthetic: number | null
   readonly config: BacktestConfig
   readonly sweeps: ReadonlyArray<SweepAxis>
   readonly workers: number
+  /** The sweep table column the sweep index's heatmap shows. */
+  readonly heatmap: string
   readonly out: string
   readonly json: boolean
   readonly html: boolean
@@ -31,6 +37,9 @@ input (default: ${DEFAULT_DATA})
   --data DIR               a tape (npm run sim -- --tape DIR, npm run export): trades, book snapshots, fees, rewards config
   --data FILE              trades, .csv or .parquet: ts_sec|ts_ms, market_id, price_bps, size, taker_side
   --snapshots FILE         optional book snapshots: ts_sec|ts_ms, market_id, side (bid|ask), price_bps, size
+  --orders flow|adds|none  a tape's order-level events (orders.*): flow (default) replays every order as it
+                           arrived; adds keeps only the book (trades replayed at the print); none uses the
+                           book snapshots and --queue
   --synthetic N            N seeded synthetic trades (hidden-probability random walk) instead of a file
 strategy (default: --preset balanced)
   --preset NAME            ${PRESET_NAMES.join(" | ")}
@@ -53,15 +62,16 @@ models
 sweeps
   --sweep NAME=FROM..TO:STEP | NAME=V1,V2,...   repeatable (cartesian product); runs on worker threads
   --workers N              sweep workers (default: min(2, cores))
+  --heatmap FIGURE         the figure the sweep page's heatmap shows (default pnl): ${SWEEP_FIGURES.map((f) => figureName(f.key)).join(", ")}
 output
-  --out DIR                DuckDB file and HTML page (default ${DEFAULT_OUT})
+  --out DIR                DuckDB file and HTML page (default ${DEFAULT_OUT}); a sweep writes sweep.html and runs/<run>/report.html
   --json                   stdout is one JSON object only (the summary goes to stderr)
   --no-html                skip the HTML page`
 
 const VALUE_FLAGS = new Set([
-  "--data", "--snapshots", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
+  "--data", "--snapshots", "--orders", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
   "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--levels", "--depth", "--churn",
-  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--out", "--markets", "--start-sec"
+  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec"
 ])
 const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h", "--book-move-fills"])
 
@@ -171,16 +181,24 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   const dataPath = one("--data")
   if (synthetic !== null && dataPath !== undefined) throw new BacktestInputError("--data and --synthetic are exclusive")
   const snapshots = one("--snapshots") ?? null
+  const ordersText = one("--orders") ?? "flow"
+  if (!(ORDERS_MODES as ReadonlyArray<string>).includes(ordersText)) throw new BacktestInputError(`--orders: expected one of ${ORDERS_MODES.join(", ")}, got "${ordersText}"`)
+  const ordersMode = ordersText as OrdersMode
   if (synthetic !== null && snapshots !== null) throw new BacktestInputError("--snapshots needs --data (synthetic flow is trades only)")
   let workers = Math.max(1, Math.min(2, availableParallelism()))
   num("--workers", 1, 64, (v) => (workers = v))
+  const heatmapText = one("--heatmap") ?? "pnl"
+  const heatmap = resolveFigure(heatmapText)
+  if (heatmap === null) throw new BacktestInputError(`--heatmap: unknown figure "${heatmapText}"; known: ${SWEEP_FIGURES.map((f) => figureName(f.key)).join(", ")}`)
   return {
     data: synthetic !== null ? null : (dataPath ?? DEFAULT_DATA),
     snapshots,
+    ordersMode,
     synthetic,
     config,
     sweeps,
     workers,
+    heatmap,
     out: one("--out") ?? DEFAULT_OUT,
     json: bools.has("--json"),
     html: !bools.has("--no-html"),

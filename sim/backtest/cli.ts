@@ -6,7 +6,8 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs, USAGE } from "./args.ts"
 import { BacktestInputError, type Dataset } from "./dataset.ts"
-import { renderHtml, renderSweepHtml } from "./html.ts"
+import { renderHtml } from "./html.ts"
+import { renderSweepIndex } from "./report-html/sweep-index.ts"
 import { withTapeMeta } from "./config.ts"
 import { isTapeDir, loadDataset, loadTape } from "./load.ts"
 import { writeReportDb, writeSweepDb } from "./output-db.ts"
@@ -15,7 +16,7 @@ import { progressBar } from "./progress.ts"
 import { commandOf, inputFiles, type Reproduction, settingsOf } from "./reproduce.ts"
 import { formatSummary } from "./report.ts"
 import { runBacktest } from "./runner.ts"
-import { formatSweep, runSweep, sweepCells, sweepTable } from "./sweep.ts"
+import { formatSweep, runHref, runSweep, type SweepPages, sweepTable } from "./sweep.ts"
 import { syntheticDataset } from "./synthetic.ts"
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -28,7 +29,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   let data: Dataset
   if (opts.synthetic !== null) data = syntheticDataset({ seed: opts.config.seed, trades: opts.synthetic })
   else if (isTapeDir(opts.data!)) {
-    const tape = await loadTape(opts.data!, opts.snapshots)
+    const tape = await loadTape(opts.data!, opts.snapshots, opts.ordersMode)
     data = tape.dataset
     opts = { ...opts, config: withTapeMeta(opts.config, tape.meta) }
   } else data = await loadDataset(opts.data!, opts.snapshots)
@@ -41,7 +42,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (opts.sweeps.length > 0) {
     const combos = combinations(opts.sweeps)
     const bar = progressBar(`sweep ${combos.length} runs`)
-    const rows = await runSweep(data, opts.config, combos, opts.workers, (d, t) => bar.update(d, t))
+    // Each run writes its own report page (runs/<run>/report.html), with the command that reruns it alone.
+    const pages: SweepPages | undefined = opts.html ? { outDir: opts.out, argv, inputs: opts.synthetic !== null ? [] : inputFiles([opts.data!, ...(opts.snapshots === null ? [] : [opts.snapshots])]) } : undefined
+    const rows = await runSweep(data, opts.config, combos, opts.workers, (d, t) => bar.update(d, t), pages)
     bar.done()
     const table = sweepTable(rows)
     const dbPath = join(opts.out, "sweep.duckdb")
@@ -50,10 +53,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const note = `${combos.length} runs on ${Math.min(opts.workers, combos.length)} worker(s) in ${(wallMs / 1000).toFixed(1)} s over ${data.source}`
     const htmlPath = join(opts.out, "sweep.html")
     if (opts.html) {
-      const { header, rows } = sweepCells(table)
-      writeFileSync(htmlPath, renderSweepHtml(header, rows, note))
+      const runs = rows.map((r, i) => ({ values: r.values, row: table[i]!, href: runHref(i, rows.length, r.values) }))
+      writeFileSync(htmlPath, renderSweepIndex({ axes: opts.sweeps, runs, figure: opts.heatmap, note }))
     }
-    human(`${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
+    human(`${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath} (each run's page in ${join(opts.out, "runs")})` : ""}\n`)
     if (opts.json) process.stdout.write(`${JSON.stringify({ sweep: table, wall_ms: wallMs, out: dbPath })}\n`)
     return 0
   }

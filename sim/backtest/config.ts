@@ -89,7 +89,7 @@ export const DEFAULT_CONFIG: BacktestConfig = {
   makerRebateBps: DEFAULT_MAKER_REBATE_BPS,
   takerFeeBps: DEFAULT_TAKER_FEE_BPS,
   takerFeeBpsByMarket: {},
-  // The service's defaults (src/service/boot.ts, docs/rewards.md).
+  // The service's defaults (src/runtime/boot.ts, docs/rewards.md).
   rewards: { dailyBudgetMicro: 1_000 * MICRO_PER_CONTRACT, bandSpreadBpsMax: 300, minSizeContracts: 10, perWalletCapPct: 40 },
   provenance: { fees: "assumed", rewards: "assumed" },
   quoteMarkets: null,

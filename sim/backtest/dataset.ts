@@ -4,10 +4,25 @@
 //
 // Times are ms. Data with whole-second timestamps spreads the k trades of one second evenly
 // through it (offset floor(j·1000/k)), keeping file order, so order-entry and feed latencies
-// below a second still mean something. A snapshot sorts before trades at the same ms.
+// below a second still mean something. At one ms: snapshots, order cancels, order arrivals,
+// trades, order adds: the order in which one journal record produces them (a snapshot is the
+// book before the record; an order arrives, trades, and what is left comes to rest).
 
 export const KIND_TRADE = 0
 export const KIND_SNAPSHOT = 1
+/** Order-level (L3) events of a tape's orders file: an order came to rest / a resting order left / an order arrived. */
+export const KIND_ADD = 2
+export const KIND_CANCEL = 3
+export const KIND_NEW = 4
+/** Sort rank of each kind among events of one ms (index = kind). */
+const RANK = [3, 0, 4, 1, 2]
+/** Order events' `event` column values, and the kind each becomes. */
+export const EVENT_ADD = 0
+export const EVENT_CANCEL = 1
+export const EVENT_NEW = 2
+const KIND_OF_EVENT = [KIND_ADD, KIND_CANCEL, KIND_NEW]
+/** Order types, as the `orderType` column holds them (index). */
+export const ORDER_TYPES = ["gtc", "post_only", "ioc", "fok"] as const
 /** Trades: taker bought YES (lifted an ask) / sold YES (hit a bid). Levels: bid / ask. */
 export const TAKER_BUY = 0
 export const TAKER_SELL = 1
@@ -22,14 +37,24 @@ export interface Dataset {
   readonly count: number
   readonly trades: number
   readonly snapshots: number
+  /** Order-level events (adds and cancels). */
+  readonly orders: number
+  /** Order owners' pseudonyms (an order event's `owner` indexes this). */
+  readonly owners: ReadonlyArray<string>
   readonly tMs: Float64Array
   readonly market: Uint16Array
   readonly kind: Uint8Array
-  /** Trades: TAKER_BUY / TAKER_SELL. */
+  /** Trades: TAKER_BUY / TAKER_SELL. Order events: 0 bid, 1 ask. */
   readonly side: Uint8Array
   readonly priceBps: Uint16Array
-  /** Trades: contracts. Snapshots: number of levels. */
+  /** Trades: contracts. Snapshots: number of levels. Order events: the order's resting contracts. */
   readonly size: Int32Array
+  /** Order events: the tape's order id. */
+  readonly orderId: Float64Array
+  /** Order events: index into `owners`. */
+  readonly owner: Int32Array
+  /** Order events: index into ORDER_TYPES. */
+  readonly orderType: Uint8Array
   /** Snapshots: index of the first level (bids best first, then asks best first). */
   readonly levelStart: Int32Array
   readonly levelIsAsk: Uint8Array
@@ -61,6 +86,23 @@ export interface LevelColumns {
   readonly isAsk: Uint8Array
   readonly priceBps: Uint16Array
   readonly size: Int32Array
+}
+
+export interface OrderColumns {
+  readonly n: number
+  readonly tMs: Float64Array
+  readonly marketNames: ReadonlyArray<string>
+  readonly market: Uint16Array
+  readonly orderId: Float64Array
+  /** EVENT_ADD, EVENT_CANCEL or EVENT_NEW. */
+  readonly event: Uint8Array
+  /** Index into ORDER_TYPES. */
+  readonly orderType: Uint8Array
+  readonly isAsk: Uint8Array
+  readonly priceBps: Uint16Array
+  readonly size: Int32Array
+  readonly ownerNames: ReadonlyArray<string>
+  readonly owner: Int32Array
 }
 
 /** Indices 0..n-1 sorted by key, stable (file order breaks ties); identity when already sorted. */
@@ -120,8 +162,8 @@ export const tradeWarnings = (trades: TradeColumns, order: Int32Array): { warnin
   return { warnings: out, notes }
 }
 
-export const buildDataset = (source: string, trades: TradeColumns, levels: LevelColumns | null): Dataset => {
-  const names = [...new Set([...trades.marketNames, ...(levels?.marketNames ?? [])])].sort()
+export const buildDataset = (source: string, trades: TradeColumns, levels: LevelColumns | null, orders: OrderColumns | null = null): Dataset => {
+  const names = [...new Set([...trades.marketNames, ...(levels?.marketNames ?? []), ...(orders?.marketNames ?? [])])].sort()
   if (names.length > 65_535) throw new BacktestInputError(`too many markets (${names.length})`)
   const remap = (local: ReadonlyArray<string>): Uint16Array => Uint16Array.from(local.map((m) => names.indexOf(m)))
   const tradeMap = remap(trades.marketNames)
@@ -188,20 +230,32 @@ export const buildDataset = (source: string, trades: TradeColumns, levels: Level
     }
   }
 
-  // Merge: snapshots first on equal times.
-  const count = trades.n + snapT.length
+  // Order events in time order, by rank within one ms (file order otherwise).
+  const nOrd = orders?.n ?? 0
+  const oKey = new Float64Array(nOrd)
+  for (let i = 0; i < nOrd; i++) oKey[i] = orders!.tMs[i]! * 8 + RANK[KIND_OF_EVENT[orders!.event[i]!]!]!
+  const oOrder = stableOrder(nOrd, oKey)
+  const orderMap = orders === null ? new Uint16Array(0) : remap(orders.marketNames)
+
+  // Merge the three sorted streams by (time, rank).
+  const count = trades.n + snapT.length + nOrd
   const d: Dataset = {
     source,
     markets: names,
     count,
     trades: trades.n,
     snapshots: snapT.length,
+    orders: nOrd,
+    owners: orders?.ownerNames ?? [],
     tMs: new Float64Array(count),
     market: new Uint16Array(count),
     kind: new Uint8Array(count),
     side: new Uint8Array(count),
     priceBps: new Uint16Array(count),
     size: new Int32Array(count),
+    orderId: new Float64Array(nOrd === 0 ? 0 : count),
+    owner: new Int32Array(nOrd === 0 ? 0 : count),
+    orderType: new Uint8Array(nOrd === 0 ? 0 : count),
     levelStart: new Int32Array(count),
     levelIsAsk: Uint8Array.from(lvIsAsk),
     levelPrice: Uint16Array.from(lvPrice),
@@ -210,24 +264,51 @@ export const buildDataset = (source: string, trades: TradeColumns, levels: Level
   }
   let ti = 0
   let si = 0
+  let oi = 0
+  const before = (t1: number, k1: number, t2: number, k2: number): boolean => t1 < t2 || (t1 === t2 && RANK[k1]! < RANK[k2]!)
   for (let e = 0; e < count; e++) {
-    const takeSnap = si < snapT.length && (ti >= trades.n || snapT[si]! <= tradeMs[ti]!)
-    if (takeSnap) {
-      d.tMs[e] = snapT[si]!
+    let kind = -1
+    let t = Number.POSITIVE_INFINITY
+    if (si < snapT.length) {
+      kind = KIND_SNAPSHOT
+      t = snapT[si]!
+    }
+    if (oi < nOrd) {
+      const r = oOrder[oi]!
+      const k = KIND_OF_EVENT[orders!.event[r]!]!
+      if (kind < 0 || before(orders!.tMs[r]!, k, t, kind)) {
+        kind = k
+        t = orders!.tMs[r]!
+      }
+    }
+    if (ti < trades.n && (kind < 0 || before(tradeMs[ti]!, KIND_TRADE, t, kind))) {
+      kind = KIND_TRADE
+      t = tradeMs[ti]!
+    }
+    d.tMs[e] = t
+    d.kind[e] = kind
+    if (kind === KIND_SNAPSHOT) {
       d.market[e] = snapMarket[si]!
-      d.kind[e] = KIND_SNAPSHOT
       d.size[e] = snapCount[si]!
       d.levelStart[e] = snapStart[si]!
       si++
-    } else {
+    } else if (kind === KIND_TRADE) {
       const r = tOrder[ti]!
-      d.tMs[e] = tradeMs[ti]!
       d.market[e] = tradeMap[trades.market[r]!]!
-      d.kind[e] = KIND_TRADE
       d.side[e] = trades.side[r]!
       d.priceBps[e] = trades.priceBps[r]!
       d.size[e] = trades.size[r]!
       ti++
+    } else {
+      const r = oOrder[oi]!
+      d.market[e] = orderMap[orders!.market[r]!]!
+      d.side[e] = orders!.isAsk[r]!
+      d.priceBps[e] = orders!.priceBps[r]!
+      d.size[e] = orders!.size[r]!
+      d.orderId[e] = orders!.orderId[r]!
+      d.owner[e] = orders!.owner[r]!
+      d.orderType[e] = orders!.orderType[r]!
+      oi++
     }
   }
   if (count === 0) throw new BacktestInputError(`${source}: no trades`)
@@ -250,6 +331,9 @@ export const shareDataset = (d: Dataset): Dataset => {
     side: share(d.side, (b) => new Uint8Array(b)),
     priceBps: share(d.priceBps, (b) => new Uint16Array(b)),
     size: share(d.size, (b) => new Int32Array(b)),
+    orderId: share(d.orderId, (b) => new Float64Array(b)),
+    owner: share(d.owner, (b) => new Int32Array(b)),
+    orderType: share(d.orderType, (b) => new Uint8Array(b)),
     levelStart: share(d.levelStart, (b) => new Int32Array(b)),
     levelIsAsk: share(d.levelIsAsk, (b) => new Uint8Array(b)),
     levelPrice: share(d.levelPrice, (b) => new Uint16Array(b)),
@@ -260,8 +344,32 @@ export const shareDataset = (d: Dataset): Dataset => {
 /** Row forms, for tests and small hand-built cases. */
 export interface TradeRow { readonly tsMs: number; readonly marketId: string; readonly priceBps: number; readonly size: number; readonly takerSide: "buy" | "sell" }
 export interface LevelRow { readonly tsMs: number; readonly marketId: string; readonly side: "bid" | "ask"; readonly priceBps: number; readonly size: number }
+export interface OrderRow {
+  readonly tsMs: number; readonly marketId: string; readonly orderId: number; readonly event: "new" | "add" | "cancel"
+  readonly side: "bid" | "ask"; readonly priceBps: number; readonly size: number; readonly owner: string
+  readonly orderType?: (typeof ORDER_TYPES)[number]
+}
 
-export const datasetFromRows = (source: string, trades: ReadonlyArray<TradeRow>, levels: ReadonlyArray<LevelRow> = []): Dataset => {
+export const orderColumnsFromRows = (rows: ReadonlyArray<OrderRow>): OrderColumns => {
+  const marketNames = [...new Set(rows.map((o) => o.marketId))]
+  const ownerNames = [...new Set(rows.map((o) => o.owner))]
+  return {
+    n: rows.length,
+    tMs: Float64Array.from(rows.map((o) => o.tsMs)),
+    marketNames,
+    market: Uint16Array.from(rows.map((o) => marketNames.indexOf(o.marketId))),
+    orderId: Float64Array.from(rows.map((o) => o.orderId)),
+    event: Uint8Array.from(rows.map((o) => (o.event === "cancel" ? EVENT_CANCEL : o.event === "new" ? EVENT_NEW : EVENT_ADD))),
+    orderType: Uint8Array.from(rows.map((o) => ORDER_TYPES.indexOf(o.orderType ?? "gtc"))),
+    isAsk: Uint8Array.from(rows.map((o) => (o.side === "ask" ? 1 : 0))),
+    priceBps: Uint16Array.from(rows.map((o) => o.priceBps)),
+    size: Int32Array.from(rows.map((o) => o.size)),
+    ownerNames,
+    owner: Int32Array.from(rows.map((o) => ownerNames.indexOf(o.owner)))
+  }
+}
+
+export const datasetFromRows = (source: string, trades: ReadonlyArray<TradeRow>, levels: ReadonlyArray<LevelRow> = [], orders: ReadonlyArray<OrderRow> = []): Dataset => {
   const tNames = [...new Set(trades.map((t) => t.marketId))]
   const lNames = [...new Set(levels.map((l) => l.marketId))]
   return buildDataset(
@@ -286,6 +394,7 @@ export const datasetFromRows = (source: string, trades: ReadonlyArray<TradeRow>,
           isAsk: Uint8Array.from(levels.map((l) => (l.side === "ask" ? 1 : 0))),
           priceBps: Uint16Array.from(levels.map((l) => l.priceBps)),
           size: Int32Array.from(levels.map((l) => l.size))
-        }
+        },
+    orders.length === 0 ? null : orderColumnsFromRows(orders)
   )
 }

@@ -1,13 +1,14 @@
 // Historical input through DuckDB: CSV (header row) or Parquet, chosen by extension.
 // Trades:    ts_sec | ts_ms, market_id, price_bps (YES), size, taker_side (buy | sell)
 // Snapshots: ts_sec | ts_ms, market_id, side (bid | ask), price_bps (YES), size
+// Orders:    ts_ms, market_id, order_id, event (new | add | cancel), side (bid | ask), price_bps, size, order_type, owner
 // Extra columns are ignored. Every value is checked; the first bad row is named with its
 // 1-based data row number, so a bad file fails with a message rather than a wrong backtest.
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { TAPE_FORMAT, type TapeMeta } from "../../src/store/tape.ts"
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api"
-import { BacktestInputError, buildDataset, type Dataset, type LevelColumns, type TradeColumns } from "./dataset.ts"
+import { BacktestInputError, buildDataset, type Dataset, type LevelColumns, ORDER_TYPES, type OrderColumns, type TradeColumns } from "./dataset.ts"
 
 const MAX_SIZE = 100_000_000
 
@@ -176,22 +177,77 @@ const readLevels = async (conn: DuckDBConnection, path: string): Promise<LevelCo
   return { n, marketNames: names, ...cols }
 }
 
-/** Loads trades (and optionally snapshots) into one time-ordered Dataset. */
-export const loadDataset = async (tradesPath: string, snapshotsPath: string | null = null): Promise<Dataset> => {
-  for (const p of [tradesPath, snapshotsPath]) {
-    if (p !== null && !existsSync(p)) throw new BacktestInputError(`${p}: no such file`)
+/** How much of an orders file a backtest reads: all of it (replay the order flow), adds and cancels only (the book, with trades replayed at the print), or none. */
+export type OrdersMode = "flow" | "adds" | "none"
+export const ORDERS_MODES: ReadonlyArray<OrdersMode> = ["flow", "adds", "none"]
+
+const readOrders = async (conn: DuckDBConnection, path: string, mode: OrdersMode): Promise<OrderColumns> => {
+  const all = sourceSql(path)
+  const src = mode === "adds" ? `(SELECT * FROM ${all} WHERE lower(trim(CAST(event AS VARCHAR))) <> 'new')` : all
+  const have = await columnsOf(conn, path, src)
+  const time = timeColumn(path, have)
+  requireColumns(path, have, ["market_id", "order_id", "event", "side", "price_bps", "size", "order_type", "owner"])
+  const names = await distinctMarkets(conn, path, src)
+  const owners = (await conn.runAndReadAll(`SELECT DISTINCT CAST(owner AS VARCHAR) FROM ${src} ORDER BY 1`)).getRows().map((r) => String(r[0]))
+  const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${src}`)).getRows()[0]![0])
+  const cols = {
+    tMs: new Float64Array(n), market: new Uint16Array(n), orderId: new Float64Array(n), event: new Uint8Array(n), orderType: new Uint8Array(n),
+    isAsk: new Uint8Array(n), priceBps: new Uint16Array(n), size: new Int32Array(n), owner: new Int32Array(n)
+  }
+  const sql = `SELECT ${time.sql}, CAST(list_position([${names.map(sqlString).join(", ")}], CAST(market_id AS VARCHAR)) - 1 AS INTEGER),
+      TRY_CAST(order_id AS DOUBLE),
+      CAST(CASE lower(trim(CAST(event AS VARCHAR))) WHEN 'add' THEN 0 WHEN 'cancel' THEN 1 WHEN 'new' THEN 2 ELSE 9 END AS INTEGER),
+      CAST(CASE lower(trim(CAST(side AS VARCHAR))) WHEN 'bid' THEN 0 WHEN 'ask' THEN 1 ELSE 9 END AS INTEGER),
+      TRY_CAST(price_bps AS DOUBLE), TRY_CAST(size AS DOUBLE),
+      CAST(list_position([${owners.map(sqlString).join(", ")}], CAST(owner AS VARCHAR)) - 1 AS INTEGER),
+      CAST(list_position([${ORDER_TYPES.map(sqlString).join(", ")}], lower(trim(CAST(order_type AS VARCHAR)))) - 1 AS INTEGER)
+    FROM ${src}`
+  await scan(conn, sql, 9, (get, i) => {
+    const t = get(0)
+    check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
+    const id = get(2)
+    check(isInt(id, 0, Number.MAX_SAFE_INTEGER), path, i, `order_id ${String(id)} is not a non-negative integer`)
+    const event = get(3)
+    check(event === 0 || event === 1 || event === 2, path, i, "event is not new, add or cancel")
+    const side = get(4)
+    check(side === 0 || side === 1, path, i, "side is not bid or ask")
+    const price = get(5)
+    check(isInt(price, 1, 9999), path, i, `price_bps ${String(price)} is not an integer in 1..9999`)
+    const size = get(6)
+    check(isInt(size, 0, MAX_SIZE), path, i, `size ${String(size)} is not an integer in 0..${MAX_SIZE}`)
+    const owner = get(7)
+    check(owner !== null && owner >= 0, path, i, "owner is empty")
+    const type = get(8)
+    check(type !== null && type >= 0, path, i, `order_type is not one of ${ORDER_TYPES.join(", ")}`)
+    cols.tMs[i] = Math.round(t!)
+    cols.market[i] = get(1)!
+    cols.orderId[i] = id as number
+    cols.event[i] = event!
+    cols.orderType[i] = type!
+    cols.isAsk[i] = side!
+    cols.priceBps[i] = price as number
+    cols.size[i] = size as number
+    cols.owner[i] = owner!
+  })
+  return { n, marketNames: names, ownerNames: owners, ...cols }
+}
+
+/** Loads trades (and optionally snapshots and order-level events) into one time-ordered Dataset. */
+export const loadDataset = async (tradesPath: string, snapshotsPath: string | null = null, ordersPath: string | null = null, ordersMode: OrdersMode = "flow"): Promise<Dataset> => {
+  const extra = [snapshotsPath, ordersPath].filter((p): p is string => p !== null)
+  for (const p of [tradesPath, ...extra]) {
+    if (!existsSync(p)) throw new BacktestInputError(`${p}: no such file`)
   }
   // Validate the extensions before starting DuckDB, so the error names the file.
-  sourceSql(tradesPath)
-  if (snapshotsPath !== null) sourceSql(snapshotsPath)
-  checkFieldCounts(tradesPath)
-  if (snapshotsPath !== null) checkFieldCounts(snapshotsPath)
+  for (const p of [tradesPath, ...extra]) sourceSql(p)
+  for (const p of [tradesPath, ...extra]) checkFieldCounts(p)
   const instance = await DuckDBInstance.create(":memory:")
   const conn = await instance.connect()
   try {
     const trades = await readTrades(conn, tradesPath)
     const levels = snapshotsPath === null ? null : await readLevels(conn, snapshotsPath)
-    return buildDataset(snapshotsPath === null ? tradesPath : `${tradesPath} + ${snapshotsPath}`, trades, levels)
+    const orders = ordersPath === null || ordersMode === "none" ? null : await readOrders(conn, ordersPath, ordersMode)
+    return buildDataset([tradesPath, ...extra].join(" + "), trades, levels, orders)
   } finally {
     conn.closeSync()
     instance.closeSync()
@@ -208,9 +264,10 @@ export const isTapeDir = (path: string): boolean => existsSync(path) && statSync
 
 /**
  * A tape directory (src/store/tape.ts): trades.{parquet,csv}, book.{parquet,csv} when it has
- * snapshots, and tape.json with the fee schedule, the rewards configuration and the time span.
+ * snapshots, orders.{parquet,csv} when it has order-level events (version 2; read as `ordersMode`
+ * says), and tape.json with the fee schedule, the rewards configuration and the time span.
  */
-export const loadTape = async (dir: string, snapshotsOverride: string | null = null): Promise<{ dataset: Dataset; meta: TapeMeta }> => {
+export const loadTape = async (dir: string, snapshotsOverride: string | null = null, ordersMode: OrdersMode = "flow"): Promise<{ dataset: Dataset; meta: TapeMeta }> => {
   const metaPath = join(dir, "tape.json")
   if (!existsSync(metaPath)) throw new BacktestInputError(`${dir}: not a tape (no tape.json; write one with npm run sim -- <scenario> --tape ${dir} or npm run export)`)
   let meta: TapeMeta
@@ -223,5 +280,6 @@ export const loadTape = async (dir: string, snapshotsOverride: string | null = n
   const trades = firstIn(dir, ["trades.parquet", "trades.csv", "trades.csv.gz"])
   if (trades === null) throw new BacktestInputError(`${dir}: no trades.parquet or trades.csv`)
   const book = snapshotsOverride ?? firstIn(dir, ["book.parquet", "book.csv", "book.csv.gz"])
-  return { dataset: await loadDataset(trades, book), meta }
+  const orders = ordersMode === "none" ? null : firstIn(dir, ["orders.parquet", "orders.csv", "orders.csv.gz"])
+  return { dataset: await loadDataset(trades, book, orders, ordersMode), meta }
 }

@@ -58,7 +58,7 @@ export const writeReportDb = async (path: string, report: BacktestReport, config
     await writeObjects(conn, "summary", [report.summary as unknown as Record<string, Value>], { fill_ratio: "DOUBLE", max_drawdown_pct: "DOUBLE" })
     await writeObjects(
       conn, "markets",
-      report.markets.map(({ params, ...m }) => ({ ...m, params: JSON.stringify(params) })),
+      report.markets.map(({ params, paused_spans_ms, ...m }) => ({ ...m, params: JSON.stringify(params), paused_spans_ms: JSON.stringify(paused_spans_ms) })),
       { mark_bps: "DOUBLE", stop_reason: "VARCHAR" }
     )
     const ids = report.markets.map((m) => m.market_id)

@@ -24,6 +24,8 @@ export interface MarketReport {
   readonly lp_rewards_raw_micro: number
   readonly pauses: number
   readonly time_paused_sec: number
+  /** Each pause, [from, to) in unix ms (to = the run's end while still paused): they sum to time_paused_sec. */
+  readonly paused_spans_ms: ReadonlyArray<readonly [number, number]>
   readonly stop_reason: string | null
   readonly time_stopped_sec: number
   readonly params: StrategyParams
@@ -34,9 +36,13 @@ export interface BacktestSummary {
   readonly seed: string
   readonly strategy: string
   readonly queue_model: string
+  /** Where the competing book came from: "orders (L3)", "snapshots (L2)", "synthetic", or a mix. */
+  readonly book: string
   readonly markets: number
   readonly trades: number
   readonly snapshots: number
+  /** Order-level events in the data (a version-2 tape's orders file). */
+  readonly order_events: number
   readonly events: number
   readonly from_sec: number
   readonly to_sec: number
@@ -73,6 +79,8 @@ export interface BacktestSummary {
   readonly queue_position_mattered: boolean
   /** Background orders the engine refused (post-only across our quotes while book-move fills are off). */
   readonly background_rejected: number
+  /** Order-level tape orders the engine refused (post-only across one of our quotes). */
+  readonly tape_orders_refused: number
   /** The open day's rewards if it closed now: never paid (the service pays a day only once it has ended). */
   readonly lp_rewards_unpaid_estimate_micro: number
 }
@@ -135,7 +143,7 @@ const usdc = (micro: number): string => (micro / 1e6).toLocaleString("en-US", { 
 export const formatSummary = (r: BacktestReport): string => {
   const s = r.summary
   const lines: Array<[string, string]> = [
-    ["data", `${s.source} (${s.trades.toLocaleString("en-US")} trades, ${s.snapshots} snapshots, ${s.markets} markets)`],
+    ["data", `${s.source} (${s.trades.toLocaleString("en-US")} trades, ${s.snapshots} snapshots, ${s.order_events.toLocaleString("en-US")} order events, ${s.markets} markets; book from ${s.book})`],
     ["strategy", `${s.strategy}, queue ${s.queue_model}, seed ${s.seed}`],
     ["capital", `${usdc(s.capital_micro)} USDC`],
     ["final equity", `${usdc(s.final_equity_micro)} USDC (cash ${usdc(s.cash_micro)} + inventory ${usdc(s.inventory_value_micro)})`],

@@ -17,7 +17,8 @@ import { quotesToOrders } from "../../src/lp/quotes.ts"
 import { makeStrategy, type Quote } from "../../src/lp/strategy.ts"
 import { Background } from "./background.ts"
 import { type BacktestConfig, type LatencySpec, marketParams } from "./config.ts"
-import { BacktestInputError, type Dataset, KIND_TRADE, TAKER_BUY } from "./dataset.ts"
+import { BacktestInputError, type Dataset, KIND_ADD, KIND_CANCEL, KIND_NEW, KIND_SNAPSHOT, KIND_TRADE, ORDER_TYPES, TAKER_BUY } from "./dataset.ts"
+import { MAX_OWNER_WALLETS, OrderLevelBook } from "./order-level.ts"
 import { queueModel } from "./queue.ts"
 import type { BacktestReport, FillRow, MarketReport, Series } from "./report.ts"
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
@@ -89,11 +90,20 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
       yesPriceBps: ev.yesPriceBps, size, rebateMicro: ev.makerRebateMicro, cause: cause === CAUSE_TRADE ? "trade" : "book"
     })
   }
-  const v = new Venue(d.markets, config.capitalMicro, config, config.bgMakers, config.bookMoveFills, onFill, opts.tap)
+  // An order-level tape gives each owner its own wallet (rewards score and cap per maker), up to a bound.
+  const wallets = d.orders > 0 ? Math.min(MAX_OWNER_WALLETS, Math.max(config.bgMakers, d.owners.length)) : config.bgMakers
+  const v = new Venue(d.markets, config.capitalMicro, config, wallets, config.bookMoveFills, onFill, opts.tap)
   const medians = medianSizes(d)
   const tickOf = ticks(d)
   const snapshotMarkets = new Set<number>()
-  for (let i = 0; i < d.count; i++) if (d.kind[i] !== KIND_TRADE) snapshotMarkets.add(d.market[i]!)
+  const orderMarkets = new Set<number>()
+  const flowMarkets = new Set<number>()
+  for (let i = 0; i < d.count; i++) {
+    const k = d.kind[i]!
+    if (k !== KIND_TRADE) snapshotMarkets.add(d.market[i]!)
+    if (k === KIND_ADD || k === KIND_CANCEL || k === KIND_NEW) orderMarkets.add(d.market[i]!)
+    if (k === KIND_NEW) flowMarkets.add(d.market[i]!)
+  }
   const quoting = config.quoteMarkets === null ? null : new Set(config.quoteMarkets)
   for (const id of config.quoteMarkets ?? []) if (!d.markets.includes(id)) throw new BacktestInputError(`market ${id} is not in the data`)
   const botStartMs = Math.max(d.tMs[0]!, config.startSec === null ? 0 : config.startSec * 1000)
@@ -101,11 +111,14 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     const depth = config.bgDepth ?? Math.max(1, 5 * medians[m]!)
     const ms = new MarketState(m, id, v.engine.markets.get(id)!, tickOf[m]!, snapshotMarkets.has(m), depth, params[m]!, makeStrategy(params[m]!))
     ms.quoting = quoting === null || quoting.has(id)
+    ms.orderLevel = orderMarkets.has(m)
+    ms.orderFlow = flowMarkets.has(m)
     // The bot's first step: at its start (it then quotes once it knows a mid).
     if (ms.quoting) ms.timerMs = botStartMs
     return ms
   })
   const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
+  const l3 = new OrderLevelBook(v, bg)
   const entryRng = new Rng(config.seed, "latency/entry")
   const feedRng = new Rng(config.seed, "latency/feed")
   const rewards = new RewardsLedger(config.rewards, Math.floor(d.tMs[0]! / 1000), markets)
@@ -165,6 +178,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const closePause = (ms: MarketState, nowMs: number): void => {
     if (ms.pausedSinceMs >= 0) {
       ms.pausedMs += nowMs - ms.pausedSinceMs
+      ms.pauseSpansMs.push([ms.pausedSinceMs, nowMs])
       ms.pausedSinceMs = -1
     }
   }
@@ -316,10 +330,19 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     advance(t)
     v.at(t)
     const ms = markets[d.market[i]!]!
-    if (d.kind[i] === KIND_TRADE) {
+    const kind = d.kind[i]!
+    if (ms.orderLevel) {
+      // The orders are the book; its snapshots add nothing. Replaying the flow, the engine makes the trades.
+      if (kind === KIND_NEW) l3.arrive(ms, d.orderId[i]!, d.side[i] === 0, d.priceBps[i]!, d.size[i]!, ORDER_TYPES[d.orderType[i]!]!, d.owner[i]!)
+      else if (kind === KIND_TRADE) {
+        if (!ms.orderFlow) v.take(ms, d.side[i] === TAKER_BUY, d.priceBps[i]!, d.size[i]!)
+      } else if (kind === KIND_ADD) l3.add(ms, d.orderId[i]!, d.side[i] === 0, d.priceBps[i]!, d.size[i]!, d.owner[i]!)
+      else if (kind === KIND_CANCEL) l3.cancel(ms, d.orderId[i]!)
+      l3.tops(ms)
+    } else if (kind === KIND_TRADE) {
       bg.beforeTrade(ms, d.side[i] === TAKER_BUY, d.priceBps[i]!, d.size[i]!)
       v.take(ms, d.side[i] === TAKER_BUY, d.priceBps[i]!, d.size[i]!)
-    } else {
+    } else if (kind === KIND_SNAPSHOT) {
       bg.snapshot(ms, d, d.levelStart[i]!, d.size[i]!)
     }
     remark(ms)
@@ -344,7 +367,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   if (series.tSec.at(-1) !== Math.floor(endMs / 1000)) sample(endMs)
   opts.onProgress?.(n, n)
 
-  const report = buildReport(d, config, v, bg, markets, rewards, series, fills, fillsFromTrades, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown)
+  const report = buildReport(d, config, v, bg, l3, markets, rewards, series, fills, fillsFromTrades, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown)
   const stats = computeStats({
     capitalMicro: config.capitalMicro, volumeMicro: report.summary.volume_micro, marketIds: d.markets, series, fills, midPaths, endMs,
     botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days
@@ -353,7 +376,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
 }
 
 const buildReport = (
-  d: Dataset, config: BacktestConfig, v: Venue, bg: Background, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
+  d: Dataset, config: BacktestConfig, v: Venue, bg: Background, l3: OrderLevelBook, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
   series: Series, fills: FillRow[], fillsFromTrades: number, endMs: number, finalEquity: number, markTotal: number,
   maxDrawdown: number, peakAtMaxDrawdown: number
 ): Omit<BacktestReport, "stats"> => {
@@ -367,11 +390,13 @@ const buildReport = (
     if (pos !== undefined && (pos.yes !== ms.yes || pos.no !== ms.no)) throw new Error(`backtest defect: ${ms.id} position ${pos.yes}/${pos.no} vs fills ${ms.yes}/${ms.no}`)
     unrealised += ms.markMicro - cost
     const pausedMs = ms.pausedMs + (ms.pausedSinceMs >= 0 ? endMs - ms.pausedSinceMs : 0)
+    const spans = ms.pausedSinceMs >= 0 ? [...ms.pauseSpansMs, [ms.pausedSinceMs, endMs] as [number, number]] : ms.pauseSpansMs
     return {
       market_id: ms.id, fills: ms.fills, filled_contracts: ms.filledContracts, quoted_contracts: ms.quotedContracts,
       orders_placed: ms.ordersPlaced, requotes: ms.requotes, volume_micro: ms.volumeMicro, net_yes: ms.netYes, yes: ms.yes, no: ms.no,
       mark_bps: ms.mid2 < 0 ? null : ms.mid2 / 2, pnl_micro: ms.pnlMicro, maker_rebates_micro: ms.rebatesMicro,
       lp_rewards_raw_micro: rewards.rawByMarket[ms.idx]!, pauses: ms.pauses, time_paused_sec: Math.floor(pausedMs / 1000),
+      paused_spans_ms: spans,
       stop_reason: ms.stopReason, time_stopped_sec: ms.stoppedAtMs < 0 ? 0 : Math.floor((endMs - ms.stoppedAtMs) / 1000), params: ms.params
     }
   })
@@ -388,8 +413,11 @@ const buildReport = (
     summary: {
       source: d.source, seed: config.seed,
       strategy: src.kind === "preset" ? `preset ${src.preset}` : src.spec.mode === "simple" ? `spec simple ${src.spec.preset}` : "spec advanced",
-      queue_model: config.queueModel === "prob" ? `prob (power ${config.queuePower})` : "risk-averse",
-      markets: markets.length, trades: d.trades, snapshots: d.snapshots, events: d.count,
+      queue_model: markets.every((ms) => ms.orderLevel)
+        ? "exact (order-level tape)"
+        : config.queueModel === "prob" ? `prob (power ${config.queuePower})` : "risk-averse",
+      book: bookOf(markets),
+      markets: markets.length, trades: d.trades, snapshots: d.snapshots, order_events: d.orders, events: d.count,
       from_sec: Math.floor(d.tMs[0]! / 1000), to_sec: endSec, capital_micro: config.capitalMicro,
       final_equity_micro: finalEquity, cash_micro: cash, inventory_value_micro: markTotal,
       pnl_micro: pnl, realised_pnl_micro: pnl - unrealised, unrealised_pnl_micro: unrealised,
@@ -402,7 +430,7 @@ const buildReport = (
       time_paused_sec: sum((m) => m.time_paused_sec), time_stopped_sec: sum((m) => m.time_stopped_sec),
       trades_rejected: v.tradeRejects, engine_commands: v.commands,
       queue_decreases_at_our_level: bg.decreasesAtOurLevel, queue_decreases_ahead: bg.decreasesAhead,
-      queue_position_mattered: bg.decreasesAtOurLevel > 0, background_rejected: v.bgRejects,
+      queue_position_mattered: bg.decreasesAtOurLevel > 0, background_rejected: v.bgRejects, tape_orders_refused: l3.refused,
       lp_rewards_unpaid_estimate_micro: rewards.unpaidEstimateMicro()
     },
     markets: marketReports,
@@ -413,12 +441,26 @@ const buildReport = (
   }
 }
 
+/** Where the competing book came from: order-level events, L2 snapshots, or the synthetic model (a mix names each). */
+const bookOf = (markets: ReadonlyArray<MarketState>): string => {
+  const kinds = new Set(markets.map((ms) => (ms.orderFlow ? "order flow (L3)" : ms.orderLevel ? "orders (L3)" : ms.snapshotMode ? "snapshots (L2)" : "synthetic")))
+  return [...kinds].join(" + ")
+}
+
 const usdcOf = (micro: number): string => (micro / 1e6).toLocaleString("en-US", { maximumFractionDigits: 2 })
 
 /** What the data did not say and the run assumed, and model notes a reader must see first. */
 const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArray<MarketState>, bg: Background): string[] => {
   const out: string[] = d.warnings.map((w) => `INPUT WARNING ${d.source}: ${w}`)
   const synthetic = markets.filter((ms) => !ms.snapshotMode).map((ms) => ms.id)
+  const orderLevel = markets.filter((ms) => ms.orderLevel).length
+  if (orderLevel > 0) {
+    out.push(`queue position exact in ${orderLevel === markets.length ? "every market" : `${orderLevel} of ${markets.length} markets`}: the tape's order-level events place and cancel each competitor order (${d.orders} events, ${d.owners.length} owners), so the queue model is not used there`)
+  }
+  const flow = markets.filter((ms) => ms.orderFlow).length
+  if (flow > 0) {
+    out.push(`order flow replayed in ${flow === markets.length ? "every market" : `${flow} of ${markets.length} markets`}: every order enters the engine as it arrived (takers up to their own limit and size), so trades come from matching, not from the tape's prints; takers still do not react to our quotes`)
+  }
   if (synthetic.length > 0) {
     out.push(`competitor depth is synthetic (no book snapshots) in ${synthetic.length === markets.length ? "every market" : `${synthetic.length} of ${markets.length} markets`}: a model of other makers, not a record of them`)
   }
@@ -429,7 +471,7 @@ const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArra
     out.push(`LP rewards configuration assumed (the data has none): the service's default ${usdcOf(config.rewards.dailyBudgetMicro)} USDC a day, band ${config.rewards.bandSpreadBpsMax} bps, size cutoff ${config.rewards.minSizeContracts}, cap ${config.rewards.perWalletCapPct}% per wallet`)
   }
   if (config.bookMoveFills) out.push("book-move fills are on: rebuilt background orders may trade with our quotes (fills_from_book_moves)")
-  if (bg.decreasesAtOurLevel === 0 && markets.some((ms) => ms.quoting)) out.push("queue position never mattered: no background decrease met one of our levels, so both queue models give this result")
+  if (bg.decreasesAtOurLevel === 0 && markets.some((ms) => ms.quoting && !ms.orderLevel)) out.push("queue position never mattered: no background decrease met one of our levels, so both queue models give this result")
   if (d.trades === 0) out.push("the data has no trades")
   for (const note of d.notes) out.push(`input: ${note}`)
   return out

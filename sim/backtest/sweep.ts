@@ -1,12 +1,16 @@
 // Parameter sweeps: every combination runs as its own backtest on a pool of worker threads
 // (one per core by default) sharing one copy of the data. Results come back in combination
-// order whatever finished first, so a sweep's table is deterministic too.
+// order whatever finished first, so a sweep's table is deterministic too. With pages, each
+// run also writes its own report page (runs/<run>/report.html under the sweep's out dir).
+import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { type BacktestConfig, marketParams } from "./config.ts"
 import { type Dataset, shareDataset } from "./dataset.ts"
 import { applyKnobs, type Combination } from "./params.ts"
 import type { BacktestSummary } from "./report.ts"
+import type { InputFile } from "./reproduce.ts"
 import { runBacktest } from "./runner.ts"
+import { type RunPage, writeRunPage } from "./report-html/run-page.ts"
 import type { SweepJob } from "./sweep-worker.ts"
 
 export interface SweepRow {
@@ -15,6 +19,47 @@ export interface SweepRow {
 }
 
 type Reply = { readonly id: number; readonly summary: BacktestSummary } | { readonly id: number; readonly error: string }
+
+/** What each run's report page needs: where the sweep writes, the sweep's own command line, its inputs. */
+export interface SweepPages {
+  readonly outDir: string
+  readonly argv: ReadonlyArray<string>
+  readonly inputs: ReadonlyArray<InputFile>
+}
+
+/** A run's folder under <out>/runs: its number and its swept values, e.g. 03_spread=150_levels=3. */
+export const runDirName = (index: number, total: number, values: Combination): string =>
+  [String(index + 1).padStart(String(total).length, "0"), ...Object.entries(values).map(([k, v]) => `${k}=${v}`)].join("_")
+
+export const runHref = (index: number, total: number, values: Combination): string => `runs/${runDirName(index, total, values)}/report.html`
+
+/**
+ * The command that runs one combination alone: the sweep's arguments without the sweep-only
+ * flags, each swept value as a --set (after any --set given, so it wins as it did in the
+ * sweep), and --out the run's own folder.
+ */
+export const runArgv = (argv: ReadonlyArray<string>, values: Combination, outDir: string): string[] => {
+  const drop = new Set(["--sweep", "--workers", "--heatmap", "--out"])
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const flag = a.startsWith("--") && a.includes("=") ? a.slice(0, a.indexOf("=")) : a
+    if (drop.has(flag)) {
+      if (flag === a) i++
+      continue
+    }
+    out.push(a)
+  }
+  for (const [k, v] of Object.entries(values)) out.push("--set", `${k}=${v}`)
+  return [...out, "--out", outDir]
+}
+
+const pageFor = (pages: SweepPages | undefined, index: number, total: number, values: Combination): RunPage | null => {
+  if (pages === undefined) return null
+  const dir = join(pages.outDir, "runs", runDirName(index, total, values))
+  const what = Object.entries(values).map(([k, v]) => `${k}=${v}`).join(", ")
+  return { path: join(dir, "report.html"), title: `twinbook backtest: sweep run ${index + 1} of ${total} (${what})`, argv: runArgv(pages.argv, values, dir), inputs: pages.inputs }
+}
 
 /** Checks every combination's parameters before any work starts, so a bad one fails fast and by name. */
 export const sweepConfigs = (base: BacktestConfig, combos: ReadonlyArray<Combination>, d: Dataset): BacktestConfig[] =>
@@ -34,13 +79,17 @@ export const runSweep = async (
   base: BacktestConfig,
   combos: ReadonlyArray<Combination>,
   workers: number,
-  onDone?: (done: number, total: number) => void
+  onDone?: (done: number, total: number) => void,
+  pages?: SweepPages
 ): Promise<SweepRow[]> => {
   const configs = sweepConfigs(base, combos, d)
   const results = new Array<BacktestSummary | undefined>(configs.length)
   const poolSize = Math.max(1, Math.min(workers, configs.length))
   if (poolSize === 1 && configs.length === 1) {
-    results[0] = runBacktest(d, configs[0]!).report.summary
+    const { report } = runBacktest(d, configs[0]!)
+    const page = pageFor(pages, 0, 1, combos[0]!)
+    if (page !== null) writeRunPage(page, configs[0]!, report)
+    results[0] = report.summary
     onDone?.(1, 1)
   } else {
     const shared = shareDataset(d)
@@ -58,7 +107,7 @@ export const runSweep = async (
       }
       const feed = (w: Worker): void => {
         if (next < configs.length) {
-          const job: SweepJob = { id: next, config: configs[next]! }
+          const job: SweepJob = { id: next, config: configs[next]!, page: pageFor(pages, next, configs.length, combos[next]!) }
           next++
           w.postMessage(job)
         }
@@ -98,6 +147,21 @@ export const sweepTable = (rows: ReadonlyArray<SweepRow>): Array<Record<string, 
     time_paused_sec: s.time_paused_sec,
     time_stopped_sec: s.time_stopped_sec
   }))
+
+/** The figures of a run in the sweep table (sweepTable's columns after the parameters), and which way is better. */
+export const SWEEP_FIGURES: ReadonlyArray<{ readonly key: string; readonly better: "high" | "low" }> = [
+  { key: "pnl_micro", better: "high" }, { key: "realised_pnl_micro", better: "high" }, { key: "unrealised_pnl_micro", better: "high" },
+  { key: "maker_rebates_micro", better: "high" }, { key: "lp_rewards_micro", better: "high" }, { key: "fills", better: "high" },
+  { key: "fill_ratio", better: "high" }, { key: "max_drawdown_micro", better: "low" }, { key: "max_drawdown_pct", better: "low" },
+  { key: "time_paused_sec", better: "low" }, { key: "time_stopped_sec", better: "low" }
+]
+
+/** The short name a user types: pnl for pnl_micro (pnl_usdc and pnl_micro work too). */
+export const figureName = (key: string): string => key.replace(/_micro$/, "")
+
+/** `--heatmap NAME` → the sweep table column, or null. */
+export const resolveFigure = (name: string): string | null =>
+  SWEEP_FIGURES.find((f) => [f.key, figureName(f.key), f.key.replace(/_micro$/, "_usdc")].includes(name))?.key ?? null
 
 /** Header and formatted cells: USDC with two decimals, ratios as percentages. */
 export const sweepCells = (table: ReadonlyArray<Record<string, number | string>>): { header: string[]; rows: string[][] } => {

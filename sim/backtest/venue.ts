@@ -6,7 +6,7 @@
 import { Engine } from "../../src/engine/engine.ts"
 import { MAX_PRICE_BPS, MICRO_PER_BPS } from "../../src/engine/money.ts"
 import type { Account, Market, Order } from "../../src/engine/state.ts"
-import type { Command, EngineEvent, FillEvent, RejectReason } from "../../src/engine/types.ts"
+import type { Command, EngineEvent, FillEvent, OrderType, RejectReason } from "../../src/engine/types.ts"
 import type { OrderSpec } from "../../src/lp/quotes.ts"
 import type { Strategy, StrategyParams, StrategyState, StopReason } from "../../src/lp/strategy.ts"
 
@@ -50,12 +50,18 @@ export class MarketState {
   timerMs = Number.POSITIVE_INFINITY
   pausedSinceMs = -1
   pausedMs = 0
+  /** Each pause, [from, to) in ms: the report's exact paused spans. */
+  readonly pauseSpansMs: Array<[number, number]> = []
   pauses = 0
   requotes = 0
   stoppedAtMs = -1
   stopReason: StopReason | null = null
   /** Our strategy quotes here (false: replayed for the book and the rewards split only). */
   quoting = true
+  /** The background book follows the tape's order-level events (exact queue), not its snapshots. */
+  orderLevel = false
+  /** ... and the tape has every order's arrival: the order flow is replayed, its trades are not. */
+  orderFlow = false
 
   constructor(
     readonly idx: number,
@@ -169,17 +175,27 @@ export class Venue {
    * A background maker order: a bid is buy YES @p, an ask buy NO @(10000−p), so no maker needs
    * shares. Post-only unless book-move fills are on (then gtc: it trades with any of our orders it crosses).
    */
-  placeBg(ms: MarketState, isBid: boolean, yesPriceBps: number, size: number, maker?: string): void {
+  placeBg(ms: MarketState, isBid: boolean, yesPriceBps: number, size: number, maker?: string): Order | null {
+    const user = maker ?? this.bgMakers[this.rr++ % this.bgMakers.length]!
+    return this.placeAs(ms, user, isBid, yesPriceBps, size, this.bookMoveFills ? "gtc" : "post_only", CAUSE_BOOK)
+  }
+
+  /**
+   * An order of `user` as a buy of YES (bid) or NO (ask), of any type, so no account needs
+   * shares; a fill of ours it makes counts as `cause`. Returns the resting order, or null.
+   */
+  placeAs(ms: MarketState, user: string, isBid: boolean, yesPriceBps: number, size: number, orderType: OrderType, cause: FillCause): Order | null {
     const ownPrice = isBid ? yesPriceBps : MAX_PRICE_BPS - yesPriceBps
     const minSize = Math.ceil(100 / ownPrice)
-    const user = maker ?? this.bgMakers[this.rr++ % this.bgMakers.length]!
     const prev = this.cause
-    this.cause = CAUSE_BOOK
-    this.run(ms, {
+    this.cause = cause
+    const out = this.run(ms, {
       type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user, marketId: ms.id, side: "buy", outcome: isBid ? "yes" : "no",
-      priceBps: ownPrice, size: size < minSize ? minSize : size, orderType: this.bookMoveFills ? "gtc" : "post_only", nonce: this.nonce()
+      priceBps: ownPrice, size: size < minSize ? minSize : size, orderType, nonce: this.nonce()
     })
     this.cause = prev
+    const first = out[0]
+    return first?.type === "order_accepted" ? (this.engine.orders.get(first.orderId) ?? null) : null
   }
 
   /** A historical trade as taker flow: buy YES @P (taker bought) or buy NO @(10000−P) (taker sold YES). */

@@ -44,8 +44,11 @@ describe("backtest CLI", () => {
 
     const html = readFileSync(join(out, "report.html"), "utf8")
     expect(html).toMatch(/^<!doctype html>/)
-    expect((html.match(/<svg /g) ?? []).length).toBe(2 + 4) // equity, inventory, quotes vs mid per market
-    expect(html).not.toMatch(/<script|https?:\/\//)
+    // One file: the chart data, the inlined chart library and the drawing code; nothing loaded from elsewhere
+    // (test/backtest/report-data.test.ts checks the data, report-browser.test.ts the drawing).
+    expect(html).toContain('<script type="application/json" id="chart-data">')
+    expect(html).toContain("TradingView Lightweight Charts™ v5.2.1")
+    expect(html).not.toMatch(/<(script|img|link|iframe)[^>]+(src|href)=/i)
   }, 60_000)
 
   it("warns loudly on stderr, naming the row, when rows are out of order or repeated", async () => {

@@ -1,9 +1,10 @@
 // Hand-built cases for the fill models: the two queue models on one book history, and
 // order-entry and feed latency each delaying our first fill.
 import { describe, expect, it } from "vitest"
+import type { EngineEvent, FillEvent, OrderAcceptedEvent } from "../../src/engine/types.ts"
 import type { StrategyParams } from "../../src/lp/strategy.ts"
 import { type BacktestConfig, DEFAULT_CONFIG } from "../../sim/backtest/config.ts"
-import { datasetFromRows, type LevelRow, type TradeRow } from "../../sim/backtest/dataset.ts"
+import { datasetFromRows, type LevelRow, type OrderRow, type TradeRow } from "../../sim/backtest/dataset.ts"
 import { runBacktest } from "../../sim/backtest/runner.ts"
 
 const T0 = 1_736_899_200_000
@@ -62,6 +63,87 @@ describe("queue position models", () => {
       expect(firstFillMs(r.fills)).toBe(3000)
       expect(r.summary.filled_contracts).toBe(10)
     }
+  })
+})
+
+describe("order-level tape: the queue ahead of us is a record, not a model", () => {
+  // The L2 history of the first test above (900 → 1000 → 900 at 4900), told order by order:
+  // A (900) rests first, our bid joins behind it, B (100) joins behind us; then one of them
+  // is cancelled. The snapshots cannot say which; the orders can.
+  const order = (tMs: number, orderId: number, event: "add" | "cancel", side: "bid" | "ask", priceBps: number, size: number, owner: string): OrderRow =>
+    ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner })
+  const history = (cancelled: number): OrderRow[] => [
+    order(0, 1, "add", "bid", 4900, 900, "m1"),
+    order(0, 2, "add", "ask", 5100, 100, "m2"),
+    order(1000, 3, "add", "bid", 4900, 100, "m3"),
+    order(2000, cancelled, "cancel", "bid", 4900, cancelled === 1 ? 900 : 100, cancelled === 1 ? "m1" : "m3")
+  ]
+  const trades = [sell(3000, 850), sell(4000, 100)]
+  const snapshots = [...book(0, 900), ...book(1000, 1000), ...book(2000, 900)]
+
+  it("a cancel from ahead of us moves us up; one from behind does not; both queue models agree", () => {
+    const ahead = datasetFromRows("ahead", trades, snapshots, history(1))
+    const behind = datasetFromRows("behind", trades, snapshots, history(3))
+    for (const queueModel of ["risk-averse", "prob"] as const) {
+      const a = runBacktest(ahead, { ...BASE, queueModel }).report
+      const b = runBacktest(behind, { ...BASE, queueModel }).report
+      // A gone: we are first at 4900 and the 850 sell fills our 10 at once.
+      expect(firstFillMs(a.fills)).toBe(3000)
+      // B gone: A's 900 is still ahead; 850 leave 50 of it, and the 100 sell reaches us.
+      expect(firstFillMs(b.fills)).toBe(4000)
+      for (const r of [a, b]) {
+        expect(r.summary.filled_contracts).toBe(10)
+        expect(r.summary.queue_model).toBe("exact (order-level tape)")
+        expect(r.summary.book).toBe("orders (L3)")
+        expect(r.summary.queue_decreases_at_our_level).toBe(1)
+      }
+      expect(a.summary.queue_decreases_ahead).toBe(1)
+      expect(b.summary.queue_decreases_ahead).toBe(0)
+    }
+  })
+
+  it("the tape's owners keep separate wallets, and book snapshots are not applied on top of the orders", () => {
+    const events: EngineEvent[] = []
+    const r = runBacktest(datasetFromRows("owners", trades, snapshots, history(1)), BASE, { tap: (out) => void events.push(...out) })
+    const placedBy = events.filter((e): e is OrderAcceptedEvent => e.type === "order_accepted" && e.user.startsWith("bg")).map((e) => e.user)
+    expect(placedBy).toEqual(["bg0", "bg1", "bg2"]) // m1, m2, m3
+    // The 850 sell meets our 10 and B's 100 only: the snapshot's 900 at 4900 is not re-added.
+    const sold = events.filter((e): e is FillEvent => e.type === "fill" && e.takerUser === "taker")
+    expect(sold.map((f) => [f.makerUser, f.size])).toEqual([["lp", 10], ["bg2", 100]])
+    expect(r.report.assumptions.some((a) => a.startsWith("queue position exact in every market"))).toBe(true)
+  })
+})
+
+describe("order-flow tape: takers trade with our quotes up to their own limit and size", () => {
+  const order = (tMs: number, orderId: number, event: "new" | "add" | "cancel", side: "bid" | "ask", priceBps: number, size: number, owner: string, orderType: "gtc" | "ioc" = "gtc"): OrderRow =>
+    ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner, orderType })
+  // Without us: 5 asked at 5300 and 5 bid at 4700. We quote 4900 / 5100 (mid 5000 ± 100).
+  const rows: OrderRow[] = [
+    order(0, 1, "new", "ask", 5300, 5, "m1"), order(0, 1, "add", "ask", 5300, 5, "m1"),
+    order(0, 2, "new", "bid", 4700, 5, "m2"), order(0, 2, "add", "bid", 4700, 5, "m2"),
+    // A taker wanting 30 up to 5300 finds only those 5 (the print); the rest of its IOC dies.
+    order(3000, 3, "new", "bid", 5300, 30, "m3", "ioc"),
+    // A taker wanting 10 up to 5150 finds nothing and leaves no print at all.
+    order(4000, 4, "new", "bid", 5150, 10, "m3", "ioc")
+  ]
+  const prints: TradeRow[] = [{ tsMs: T0 + 3000, marketId: M, priceBps: 5300, size: 5, takerSide: "buy" }]
+
+  it("replaying the flow, a taker's unfilled demand reaches our better quote; replaying the prints, it cannot", () => {
+    const flow = runBacktest(datasetFromRows("flow", prints, [], rows), BASE).report
+    const adds = runBacktest(datasetFromRows("adds", prints, [], rows.filter((o) => o.event !== "new")), BASE).report
+    // Flow: the first taker takes our whole ask (10 at 5100) before the 5 at 5300; the second finds nothing left of ours.
+    expect(flow.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[3000, 5100, 10]])
+    expect(flow.summary.book).toBe("order flow (L3)")
+    expect(flow.assumptions.some((a) => a.startsWith("order flow replayed in every market"))).toBe(true)
+    // Prints: the 5-contract print at 5300 fills 5 of ours at 5100, and the second taker left no print.
+    expect(adds.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[3000, 5100, 5]])
+    expect(adds.summary.book).toBe("orders (L3)")
+  })
+
+  it("a taker that left no print in the tape still trades with our quote when it would have", () => {
+    // Without the first taker, only the 5150 one: it buys our 10 at 5100.
+    const flow = runBacktest(datasetFromRows("flow2", [], [], rows.filter((o) => o.orderId !== 3)), BASE).report
+    expect(flow.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[4000, 5100, 10]])
   })
 })
 

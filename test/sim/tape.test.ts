@@ -26,6 +26,85 @@ const yesSide = (side: "buy" | "sell", outcome: "yes" | "no"): number => {
   return side === "buy" ? TAKER_SELL : TAKER_BUY // buying NO sells YES; selling NO buys YES
 }
 
+type Book = Map<string, Map<string, number>> // market → "side:price" → contracts
+
+/** Aggregates resting orders to L2, as a snapshot lists them. */
+const levelsOf = (orders: Map<number, { m: string; key: string; size: number }>): Book => {
+  const out: Book = new Map()
+  for (const o of orders.values()) {
+    if (o.size === 0) continue
+    const m = out.get(o.m) ?? new Map<string, number>()
+    m.set(o.key, (m.get(o.key) ?? 0) + o.size)
+    out.set(o.m, m)
+  }
+  return out
+}
+
+describe("the order-level tape", () => {
+  it("orders plus trades rebuild every L2 snapshot exactly: each add, cancel and fill of a resting order is there, in order", async () => {
+    const scenario = loadScenario(join(SCENARIO_DIR, "liquidity-midnight.json"))
+    const summary = await runScenario(scenario, { seed: 3, durationSec: 1_200, expectations: false })
+    const { tape } = await writeRunTape(summary, { dir: join(temp.fresh(), "tape"), intervalSec: 0, format: "csv" })
+    expect(tape.orders.filter((o) => o.event === "cancel").length).toBeGreaterThan(50)
+    // Replay orders and trades in tape order (at one ms: cancels, trades, adds); at each
+    // snapshot's ms, before that ms's events, the book must equal the snapshot.
+    type Ev = { t: number; rank: number; apply: () => void }
+    const resting = new Map<number, { m: string; key: string; size: number }>()
+    // Every trade's taker arrived as a `new` order on the taker's side, with a limit at least as good as the print.
+    const arrivals = new Map(tape.orders.filter((o) => o.event === "new").map((o) => [o.orderId, o]))
+    for (const tr of tape.trades) {
+      const o = arrivals.get(tr.takerOrderId)
+      expect(o, `trade ${tr.tradeId}'s taker order arrived`).toBeDefined()
+      expect(o!.side).toBe(tr.takerSide === "buy" ? "bid" : "ask")
+      expect(o!.side === "bid" ? o!.priceBps >= tr.priceBps : o!.priceBps <= tr.priceBps).toBe(true)
+      expect(o!.tsMs).toBe(tr.tsMs)
+    }
+    expect(tape.orders.some((o) => o.event === "new" && o.orderType === "ioc")).toBe(true)
+    const evs: Ev[] = [
+      ...tape.orders.filter((o) => o.event !== "new").map((o) => ({
+        t: o.tsMs, rank: o.event === "cancel" ? 1 : 3,
+        apply: () => {
+          if (o.event === "add") resting.set(o.orderId, { m: o.marketId, key: `${o.side}:${o.priceBps}`, size: o.size })
+          else {
+            expect(resting.get(o.orderId)?.size).toBe(o.size)
+            resting.delete(o.orderId)
+          }
+        }
+      })),
+      ...tape.trades.map((tr) => ({
+        t: tr.tsMs, rank: 2,
+        apply: () => {
+          const o = resting.get(tr.makerOrderId)
+          expect(o, `trade ${tr.tradeId} fills a resting order`).toBeDefined()
+          expect(o!.key).toBe(`${tr.takerSide === "buy" ? "ask" : "bid"}:${tr.priceBps}`)
+          o!.size -= tr.size
+          expect(o!.size).toBeGreaterThanOrEqual(0)
+          if (o!.size === 0) resting.delete(tr.makerOrderId)
+        }
+      }))
+    ].sort((a, b) => a.t - b.t || a.rank - b.rank)
+    const snaps = new Map<number, Book>()
+    for (const l of tape.levels) {
+      const b = snaps.get(l.tsMs) ?? new Map()
+      const m = b.get(l.marketId) ?? new Map<string, number>()
+      m.set(`${l.side}:${l.priceBps}`, l.size)
+      b.set(l.marketId, m)
+      snaps.set(l.tsMs, b)
+    }
+    let e = 0
+    let checked = 0
+    for (const [t, snap] of [...snaps.entries()].sort((a, b) => a[0] - b[0])) {
+      while (e < evs.length && evs[e]!.t < t) evs[e++]!.apply()
+      const rebuilt = levelsOf(resting)
+      for (const [m, levels] of snap) {
+        expect(Object.fromEntries(rebuilt.get(m) ?? []), `market ${m} at ${t} ms`).toEqual(Object.fromEntries(levels))
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(100)
+  }, 120_000)
+})
+
 describe("the market tape", () => {
   it("from a simulated run: every fill in order, taker side in YES terms, snapshots, fees and rewards; backtest loads it as is", async () => {
     const scenario = loadScenario(join(SCENARIO_DIR, "liquidity-midnight.json"))
@@ -39,10 +118,13 @@ describe("the market tape", () => {
     expect(fills.some((f) => f.takerOutcome === "no")).toBe(true)
     for (const format of ["csv", "parquet"] as const) {
       const dir = join(temp.fresh(), "tape")
-      const { files } = await writeRunTape(summary, { dir, intervalSec: 0, format })
-      expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual([`book.${format}`, "tape.json", `trades.${format}`])
+      const { files, tape } = await writeRunTape(summary, { dir, intervalSec: 0, format })
+      expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual([`book.${format}`, `orders.${format}`, "tape.json", `trades.${format}`])
       const { dataset: d, meta } = await loadTape(dir)
       expect(d.trades).toBe(fills.length)
+      expect(d.orders).toBe(tape.orders.length)
+      expect(meta.orders).toBe(tape.orders.length)
+      expect(d.owners.length).toBeGreaterThan(3)
       expect(d.snapshots).toBeGreaterThan(10)
       expect(meta).toMatchObject({ trades: fills.length, snapshot_interval_sec: 0, rewards: { dailyBudgetMicro: 1_000_000_000, perWalletCapPct: 40 }, fees: { maker_rebate_bps: 5, default_taker_fee_bps: 0 } })
       const trades: Array<{ t: number; m: string; p: number; s: number; side: number }> = []

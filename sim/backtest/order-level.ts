@@ -1,0 +1,94 @@
+// The background book from an order-level (L3) tape: every competitor order is placed when the
+// tape says it came to rest and cancelled when the tape says it left, each in its owner's
+// wallet. Our orders then sit in the engine's FIFO exactly where their arrival puts them, so
+// the queue ahead of us is a record, not a model, and the queue model is not used.
+//
+// With every order's arrival in the tape (`new`: limit, size, type) the order flow itself is
+// replayed: each order enters the engine as it entered the exchange, takers included, and the
+// engine does the matching, so a taker that found only worse prices without us trades with our
+// better quote up to its own limit and size. The tape's trades are then an outcome, not an input.
+// With adds and cancels only (an L3 feed without taker intent), trades are replayed as IOCs at
+// the print (venue.take) and matched by the engine: when our order is ahead of the order the
+// print consumed in the tape, we are filled and that order keeps its contracts, as it would
+// have with us in the book. Fills are never applied to background orders from the tape; only
+// cancels, by the tape's order id.
+import type { Order } from "../../src/engine/state.ts"
+import type { OrderType } from "../../src/engine/types.ts"
+import { CAUSE_TRADE, type MarketState, type Venue } from "./venue.ts"
+
+/** Counters the report shows under "queue" (Background has the same two). */
+export interface QueueCounters {
+  decreasesAtOurLevel: number
+  decreasesAhead: number
+}
+
+/** Most background wallets the owners of an order-level tape get; more owners share them round-robin. */
+export const MAX_OWNER_WALLETS = 64
+
+export class OrderLevelBook {
+  /** The tape's resting orders by the tape's id (filled ones are dropped at their cancel or left to rest at zero). */
+  private readonly live = new Map<number, Order>()
+  /** Tape orders the engine refused (post-only across one of our quotes): their cancels are ignored. */
+  refused = 0
+  /** Orders placed by `arrive` whose tape `add` is still to come: the engine already decided whether they rest. */
+  private readonly arrived = new Set<number>()
+
+  constructor(
+    private readonly v: Venue,
+    private readonly counters: QueueCounters
+  ) {}
+
+  /** An order arrives (flow replay): placed as it was, in its owner's wallet; kept if it rests. */
+  arrive(ms: MarketState, tapeId: number, isBid: boolean, yesPriceBps: number, size: number, orderType: OrderType, owner: number): void {
+    const wallet = this.v.bgMakers[owner % this.v.bgMakers.length]!
+    const order = this.v.placeAs(ms, wallet, isBid, yesPriceBps, size, orderType, CAUSE_TRADE)
+    if (order !== null && order.remaining > 0) this.live.set(tapeId, order)
+    if (orderType === "gtc" || orderType === "post_only") this.arrived.add(tapeId)
+    if (order === null && orderType === "post_only") this.refused++
+  }
+
+  /** An order came to rest in the tape; one that arrived here already rests or not by the engine's matching. */
+  add(ms: MarketState, tapeId: number, isBid: boolean, yesPriceBps: number, size: number, owner: number): void {
+    if (this.arrived.delete(tapeId)) return
+    if (size <= 0) return
+    const wallet = this.v.bgMakers[owner % this.v.bgMakers.length]!
+    const order = this.v.placeBg(ms, isBid, yesPriceBps, size, wallet)
+    if (order === null) this.refused++
+    else this.live.set(tapeId, order)
+  }
+
+  cancel(ms: MarketState, tapeId: number): void {
+    const order = this.live.get(tapeId)
+    if (order === undefined) return
+    this.live.delete(tapeId)
+    if (order.remaining === 0) return
+    const place = this.placeAgainstOurs(order)
+    if (place !== 0) {
+      this.counters.decreasesAtOurLevel++
+      if (place < 0) this.counters.decreasesAhead++
+    }
+    this.v.cancel(ms, order)
+  }
+
+  /** -1: ahead of one of our orders at its level; 1: behind ours only; 0: no order of ours there. */
+  private placeAgainstOurs(order: Order): number {
+    const lp = this.v.lpAccount
+    let ours = false
+    for (let o: Order | null = order.next; o !== null; o = o.next) if (o.account === lp) return -1
+    for (let o: Order | null = order.prev; o !== null; o = o.prev) if (o.account === lp) ours = true
+    return ours ? 1 : 0
+  }
+
+  /** The best background bid and ask (ours left out: the counterfactual market's touch), and the mid. */
+  tops(ms: MarketState): void {
+    ms.bidTop = this.best(ms, true)
+    ms.askTop = this.best(ms, false)
+    if (ms.bidTop >= 0 && ms.askTop >= 0) ms.mid2 = ms.bidTop + ms.askTop
+  }
+
+  private best(ms: MarketState, isBid: boolean): number {
+    const side = isBid ? ms.market.bids : ms.market.asks
+    for (let p = side.best; p !== -1; p = side.nextPrice(p)) if (this.v.bgAt(ms, isBid, p) > 0) return p
+    return -1
+  }
+}
