@@ -110,6 +110,13 @@ const check = (ok: boolean, path: string, row: number, what: string): void => {
   if (!ok) throw new BacktestInputError(`${path}: data row ${row + 1}: ${what}`)
 }
 
+/** The row's time in ms, checked: non-negative, and in a `ts_sec` column not a millisecond value. */
+const timeOf = (t: number | null, time: { exactMs: boolean }, path: string, i: number): number => {
+  check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
+  check(time.exactMs || t! < MS_IN_SEC_COLUMN, path, i, `ts_sec ${t! / 1000} looks like milliseconds (after the year 5000); name the column ts_ms`)
+  return Math.round(t!)
+}
+
 const isInt = (v: number | null, lo: number, hi: number): v is number => v !== null && Number.isInteger(v) && v >= lo && v <= hi
 
 const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeColumns> => {
@@ -127,17 +134,15 @@ const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeCo
       CAST(CASE lower(trim(CAST(taker_side AS VARCHAR))) WHEN 'buy' THEN 0 WHEN 'sell' THEN 1 ELSE 9 END AS INTEGER)
     FROM ${src}`
   await scan(conn, sql, 5, (get, i) => {
-    const t = get(0)
-    check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
-    check(time.exactMs || t! < MS_IN_SEC_COLUMN, path, i, `ts_sec ${t! / 1000} looks like milliseconds (after the year 5000); name the column ts_ms`)
-    check(time.exactMs || Number.isInteger(t! / 1000), path, i, "ts_sec is not a whole number of seconds (use ts_ms for finer times)")
+    const t = timeOf(get(0), time, path, i)
+    check(time.exactMs || Number.isInteger(t / 1000), path, i, "ts_sec is not a whole number of seconds (use ts_ms for finer times)")
     const price = get(2)
     check(isInt(price, 1, 9999), path, i, `price_bps ${String(price)} is not an integer in 1..9999`)
     const size = get(3)
     check(isInt(size, 1, MAX_SIZE), path, i, `size ${String(size)} is not an integer in 1..${MAX_SIZE}`)
     const side = get(4)
     check(side === 0 || side === 1, path, i, "taker_side is not buy or sell")
-    cols.tMs[i] = Math.round(t!)
+    cols.tMs[i] = t
     cols.market[i] = get(1)!
     cols.priceBps[i] = price as number
     cols.size[i] = size as number
@@ -159,16 +164,14 @@ const readLevels = async (conn: DuckDBConnection, path: string): Promise<LevelCo
       TRY_CAST(price_bps AS DOUBLE), TRY_CAST(size AS DOUBLE)
     FROM ${src}`
   await scan(conn, sql, 5, (get, i) => {
-    const t = get(0)
-    check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
-    check(time.exactMs || t! < MS_IN_SEC_COLUMN, path, i, `ts_sec ${t! / 1000} looks like milliseconds (after the year 5000); name the column ts_ms`)
+    const t = timeOf(get(0), time, path, i)
     const side = get(2)
     check(side === 0 || side === 1, path, i, "side is not bid or ask")
     const price = get(3)
     check(isInt(price, 1, 9999), path, i, `price_bps ${String(price)} is not an integer in 1..9999`)
     const size = get(4)
     check(isInt(size, 1, MAX_SIZE), path, i, `size ${String(size)} is not an integer in 1..${MAX_SIZE}`)
-    cols.tMs[i] = Math.round(t!)
+    cols.tMs[i] = t
     cols.market[i] = get(1)!
     cols.isAsk[i] = side!
     cols.priceBps[i] = price as number
@@ -203,8 +206,7 @@ const readOrders = async (conn: DuckDBConnection, path: string, mode: OrdersMode
       CAST(list_position([${ORDER_TYPES.map(sqlString).join(", ")}], lower(trim(CAST(order_type AS VARCHAR)))) - 1 AS INTEGER)
     FROM ${src}`
   await scan(conn, sql, 9, (get, i) => {
-    const t = get(0)
-    check(t !== null && Number.isFinite(t) && t >= 0, path, i, `${time.exactMs ? "ts_ms" : "ts_sec"} is not a non-negative number`)
+    const t = timeOf(get(0), time, path, i)
     const id = get(2)
     check(isInt(id, 0, Number.MAX_SAFE_INTEGER), path, i, `order_id ${String(id)} is not a non-negative integer`)
     const event = get(3)
@@ -219,7 +221,7 @@ const readOrders = async (conn: DuckDBConnection, path: string, mode: OrdersMode
     check(owner !== null && owner >= 0, path, i, "owner is empty")
     const type = get(8)
     check(type !== null && type >= 0, path, i, `order_type is not one of ${ORDER_TYPES.join(", ")}`)
-    cols.tMs[i] = Math.round(t!)
+    cols.tMs[i] = t
     cols.market[i] = get(1)!
     cols.orderId[i] = id as number
     cols.event[i] = event!

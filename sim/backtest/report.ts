@@ -150,10 +150,10 @@ export const formatSummary = (r: BacktestReport): string => {
     ["pnl", `${usdc(s.pnl_micro)} USDC = realised ${usdc(s.realised_pnl_micro)} + unrealised ${usdc(s.unrealised_pnl_micro)}`],
     ["  of which", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)}`],
     ["fills", `${s.fills.toLocaleString("en-US")}, ${s.filled_contracts.toLocaleString("en-US")} contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
-    ["  of which", `${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves (background orders crossing ours)`],
+    ["  of which", `${s.fills_from_trades.toLocaleString("en-US")} by trades, ${s.fills_from_book_moves.toLocaleString("en-US")} by book moves (background orders crossing ours)`],
     ["LP rewards", `${usdc(s.lp_rewards_micro)} USDC paid for ended days; the unfinished day would pay ${usdc(s.lp_rewards_unpaid_estimate_micro)} (not paid, as in the service)`],
     ["queue", `${s.queue_decreases_at_our_level} background decreases at our levels, ${s.queue_decreases_ahead} from ahead of us${s.queue_position_mattered ? "" : ": queue position never mattered in this run"}`],
-    ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected`],
+    ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
     ["paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (market-seconds)`],
     ...statsLines(r.stats)

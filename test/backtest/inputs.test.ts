@@ -109,9 +109,24 @@ describe("bad inputs give clear errors", () => {
     await expect(loadDataset(trades, crossed)).rejects.toThrow(/snapshot a at 1s is crossed/)
   })
 
+  it("an order-level file's bad rows are named: event, order type, a missing column, milliseconds in ts_sec", async () => {
+    const trades = file("t2.csv", "ts_ms,market_id,price_bps,size,taker_side\n1000,a,5000,10,buy\n")
+    const head = "ts_ms,market_id,order_id,event,side,price_bps,size,order_type,owner\n"
+    const good = "1000,a,1,new,bid,5000,10,gtc,m1\n"
+    await expect(loadDataset(trades, null, file("o1.csv", `${head}${good}1000,a,1,amend,bid,5000,10,gtc,m1\n`))).rejects.toThrow(/o1\.csv: data row 2: event is not new, add or cancel/)
+    await expect(loadDataset(trades, null, file("o2.csv", `${head}${good}1000,a,2,new,bid,5000,10,gtd,m1\n`))).rejects.toThrow(/o2\.csv: data row 2: order_type is not one of gtc, post_only, ioc, fok/)
+    await expect(loadDataset(trades, null, file("o3.csv", "ts_ms,market_id,order_id,event,side,price_bps,size,owner\n1000,a,1,new,bid,5000,10,m1\n"))).rejects.toThrow(/o3\.csv: missing column order_type/)
+    const secHead = head.replace("ts_ms", "ts_sec")
+    await expect(loadDataset(trades, null, file("o4.csv", `${secHead}1736899200123,a,1,new,bid,5000,10,gtc,m1\n`))).rejects.toThrow(/o4\.csv: data row 1: ts_sec .* looks like milliseconds/)
+    const d = await loadDataset(trades, null, file("o5.csv", `${head}${good}1000,a,1,add,bid,5000,10,gtc,m1\n`))
+    expect([d.orders, d.owners]).toEqual([2, ["m1"]])
+  })
+
   it("a bad preset, flag or params file is named", () => {
     expect(() => parseArgs(["--preset", "yolo"])).toThrow(/--preset: unknown preset "yolo"; known: conservative, balanced, aggressive/)
     expect(() => parseArgs(["--queue", "fifo"])).toThrow(/--queue: unknown model "fifo"/)
+    expect(() => parseArgs(["--orders", "all"])).toThrow(/--orders: expected one of flow, adds, none, got "all"/)
+    expect(parseArgs(["--orders", "adds"]).ordersMode).toBe("adds")
     expect(() => parseArgs(["--capital", "-5"])).toThrow(/--capital: expected an amount of USDC/)
     expect(() => parseArgs(["--frobnicate"])).toThrow(/unknown argument "--frobnicate"/)
     expect(() => parseArgs(["--preset", "balanced", "--params", "x.json"])).toThrow(/exclusive/)
