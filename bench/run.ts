@@ -9,6 +9,7 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   engine: async () => (await import("./engine.ts")).engineSuite,
   api: async () => (await import("./api.ts")).apiSuite,
   journal: async () => (await import("./journal.ts")).journalSuite,
+  recovery: async () => (await import("./journal.ts")).recoverySuite,
   history: async () => (await import("./history.ts")).historySuite,
   chain: async () => (await import("./chain.ts")).chainSuite,
   sim: async () => (await import("./sim.ts")).simSuite,

@@ -37,9 +37,9 @@ export interface PlaceOrder extends CommandBase {
   readonly size: number
   readonly orderType: OrderType
   readonly nonce: number
-  /** Self-trade prevention; `cancel_resting` when omitted. */
-  readonly stp?: Stp
-  readonly builderKey?: string
+  /** Self-trade prevention; `cancel_resting` when omitted (or undefined). */
+  readonly stp?: Stp | undefined
+  readonly builderKey?: string | undefined
 }
 
 export interface CancelOrder extends CommandBase {

@@ -143,12 +143,21 @@ export class Exchange {
 
   /** For the LP book: a bot's order cancelled inside the command being applied. */
   cancelOrder(user: string, orderId: number, into: EngineEvent[]): void {
-    this.engineApply({ type: "cancel_order", user, orderId }, into)
+    this.engineApplyStamped({ type: "cancel_order", seq: this.engine.lastSeq + 1, tsSec: this.tsSec, user, orderId }, into)
   }
 
   /** The engine applies `cmd` (sequenced and stamped here); fills reach the history and the LP book. For the command handlers. */
   engineApply(cmd: DistributiveOmit<EngineCommand, "seq" | "tsSec">, into: EngineEvent[]): EngineEvent[] {
-    const events = this.engine.apply({ ...cmd, seq: this.engine.lastSeq + 1, tsSec: this.tsSec } as EngineCommand)
+    return this.engineApplyStamped({ ...cmd, seq: this.engine.lastSeq + 1, tsSec: this.tsSec } as EngineCommand, into)
+  }
+
+  /**
+   * `engineApply` for a command the handler stamped itself (seq `engine.lastSeq + 1`, time
+   * `tsSec`): the hot paths (placement, cancel) build their engine command once, as one
+   * literal, instead of a copy and then a stamped copy.
+   */
+  engineApplyStamped(cmd: EngineCommand, into: EngineEvent[]): EngineEvent[] {
+    const events = this.engine.apply(cmd)
     for (const ev of events) {
       if (ev.type === "fill") {
         const trade = tradeFromFill(ev)

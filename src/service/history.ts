@@ -30,6 +30,9 @@ export interface TradeRecord {
 
 export const INTERVALS = { "1m": 60, "5m": 300, "1h": 3600, "1d": 86400 } as const
 export type Interval = keyof typeof INTERVALS
+/** The intervals in a fixed order: a market's candle series are kept in this order (no per-trade key strings). */
+const INTERVAL_NAMES = Object.keys(INTERVALS) as Interval[]
+const INTERVAL_WIDTHS = INTERVAL_NAMES.map((name) => INTERVALS[name])
 
 export interface Candle {
   readonly t: number
@@ -73,7 +76,8 @@ const lowerBound = <T>(items: ReadonlyArray<T>, t: number, key: (x: T) => number
 export class History {
   private readonly byMarket = new Map<string, TradeRecord[]>()
   private readonly byUser = new Map<string, TradeRecord[]>()
-  private readonly candles = new Map<string, Candle[]>()
+  /** Per market, one candle series per interval, in INTERVAL_NAMES order. */
+  private readonly candles = new Map<string, Candle[][]>()
   private seededThrough = 0
 
   /** Journal seq through which `seed` supplied the trades (0: not seeded). */
@@ -110,10 +114,11 @@ export class History {
     push(this.byUser, trade.maker, trade)
     if (trade.taker !== trade.maker) push(this.byUser, trade.taker, trade)
     const p = trade.yes_price / 10_000
-    for (const [name, width] of Object.entries(INTERVALS)) {
-      const key = `${trade.market_id}|${name}`
-      let series = this.candles.get(key)
-      if (series === undefined) this.candles.set(key, (series = []))
+    let all = this.candles.get(trade.market_id)
+    if (all === undefined) this.candles.set(trade.market_id, (all = INTERVAL_WIDTHS.map((): Candle[] => [])))
+    for (let k = 0; k < INTERVAL_WIDTHS.length; k++) {
+      const width = INTERVAL_WIDTHS[k]!
+      const series = all[k]!
       const t = trade.time - (trade.time % width)
       const last = series[series.length - 1]
       if (last !== undefined && last.t === t) {
@@ -142,7 +147,7 @@ export class History {
 
   /** Buckets with trades in [fromSec, toSec). */
   candleRange(marketId: string, interval: Interval, fromSec: number, toSec: number): Candle[] {
-    const series = this.candles.get(`${marketId}|${interval}`)
+    const series = this.candles.get(marketId)?.[INTERVAL_NAMES.indexOf(interval)]
     if (series === undefined) return []
     const start = lowerBound(series, fromSec, (c) => c.t)
     const end = lowerBound(series, toSec, (c) => c.t)

@@ -1,12 +1,17 @@
 // Orders and the trading switch: placement (queued while paused, session orders only while
 // their bot runs), cancels, and the pause queue released in arrival order on reopening.
-import type { EngineEvent } from "../../engine/types.ts"
+import type { EngineEvent, PlaceOrder } from "../../engine/types.ts"
 import type { OrderBody } from "../commands.ts"
 import type { Exchange } from "../exchange.ts"
 import type { Handler } from "./handler.ts"
 
+/** One literal with every field in one order: a single copy of the journaled order, and one object shape for the engine. */
 export const placeOrder = (x: Exchange, o: OrderBody, events: EngineEvent[]): void => {
-  x.engineApply({ type: "place_order", ...o }, events)
+  const cmd: PlaceOrder = {
+    type: "place_order", seq: x.engine.lastSeq + 1, tsSec: x.tsSec, user: o.user, marketId: o.marketId, side: o.side, outcome: o.outcome,
+    priceBps: o.priceBps, size: o.size, orderType: o.orderType, nonce: o.nonce, stp: o.stp, builderKey: o.builderKey
+  }
+  x.engineApplyStamped(cmd, events)
 }
 
 export const applyPlaceOrder: Handler<"place_order"> = (x, cmd, events) => {
@@ -32,7 +37,7 @@ export const applyPlaceOrder: Handler<"place_order"> = (x, cmd, events) => {
 }
 
 export const applyCancelOrder: Handler<"cancel_order"> = (x, cmd, events) => {
-  x.engineApply({ type: "cancel_order", user: cmd.user, orderId: cmd.orderId }, events)
+  x.engineApplyStamped({ type: "cancel_order", seq: x.engine.lastSeq + 1, tsSec: x.tsSec, user: cmd.user, orderId: cmd.orderId }, events)
   return { events }
 }
 
