@@ -6,7 +6,7 @@
 // faults) the journal is the real one on a simulated disk (sim/storage-world.ts): each
 // boot recovers through the real recovery path, and a storage error fail-stops the
 // process, which the supervisor restarts.
-import type { Clock } from "effect"
+import type { Clock, Effect } from "effect"
 import type { AppConfig } from "../src/api/context.ts"
 import { RateLimiter } from "../src/usecase/rate-limit.ts"
 import { SimChain } from "../src/chain/sim.ts"
@@ -20,6 +20,7 @@ import { Exchange, type JournalSink } from "../src/service/exchange.ts"
 import { exchangeHash } from "../src/service/exchange-snapshot.ts"
 import { storageFailureLine } from "../src/store/storage.ts"
 import { schedulerClock } from "./clock.ts"
+import { runInSim } from "./effect-scheduler.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
 import { type Scheduled, Scheduler } from "./scheduler.ts"
@@ -79,7 +80,6 @@ export class World {
   private readonly sockets = new Set<SimWs>()
   private readonly bootListeners: Array<(x: Exchange) => void> = []
   private readonly secret: Uint8Array
-  private polling = false
   private readonly background: Scheduled[] = []
   readonly confirmations: number
   /** The simulated disk and the process's durable state, when the scenario asks for storage faults. */
@@ -115,13 +115,13 @@ export class World {
     const blockMs = (options.blockTimeSec ?? 2) * 1000
     this.background.push(
       this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true),
-      this.scheduler.every((options.pollSec ?? 2) * 1000, () => this.pollChain()),
+      everyInTurn(this.scheduler, (options.pollSec ?? 2) * 1000, () => this.pollChain()),
       // The LP-bot runner and the daily rewards payout, ticked once a virtual second as live.
-      this.scheduler.every(1_000, () => {
-        if (this.down) return
+      everyInTurn(this.scheduler, 1_000, () => {
+        if (this.down) return null
         const epoch = this.boots
         // A tick cut short by its own process's storage fail-stop is that process's death, not an error.
-        void this.core.lpBots.tick(this.monoMs()).catch((err) => {
+        return this.core.lpBots.tick(this.monoMs()).catch((err) => {
           if (this.host === null || (this.boots === epoch && !this.down)) this.errors.push(err)
         })
       })
@@ -138,6 +138,11 @@ export class World {
   nowMs = (): number => this.clock.unsafeCurrentTimeMillis()
   /** The service's monotonic clock: virtual time, which wall-clock steps do not move (sim/clock.ts). */
   monoMs = (): number => this.scheduler.nowMs()
+
+  /** Runs an Effect inside the world: on the scheduler's virtual time and its own Effect Scheduler, so no real timer fires (sim/effect-scheduler.ts). */
+  runEffect<A, E>(effect: Effect.Effect<A, E>): Promise<A> {
+    return runInSim(this.scheduler, effect)
+  }
 
   /** Stops block production, chain polling and the LP runner: the world goes quiet for the final checks. */
   quiesce(): void {
@@ -233,15 +238,16 @@ export class World {
     for (const l of this.bootListeners) l(x)
   }
 
-  private pollChain(): void {
-    if (this.polling || this.down) return
-    this.polling = true
+  /** One chain pass (watcher, then payouts), as the live chain worker's step; null while the process is down. */
+  private pollChain(): Promise<void> | null {
+    if (this.down) return null
     const epoch = this.boots
-    // RPC faults end a pass early; the next poll retries (as live).
-    void (async () => {
-      await this.watcher.poll().catch(() => {})
-      if (this.boots === epoch && !this.down) await this.payouts.poll().catch(() => {})
-    })().finally(() => (this.polling = false))
+    // RPC faults end a pass early; the next poll retries (as live). `.finally(noop)` keeps the
+    // microtask timing the golden hashes were recorded with (the passes used to end that way).
+    return (async () => {
+      await this.watcher.poll().finally(noop).catch(() => {})
+      if (this.boots === epoch && !this.down) await this.payouts.poll().finally(noop).catch(() => {})
+    })()
   }
 
   /** Opens a simulated WebSocket to the feed hub; `cookieUser` as proven by a session cookie; `name` keys its latency draws. */
@@ -301,6 +307,23 @@ export class World {
       onRecovered(before, exchangeHash(this.exchange))
     })
   }
+}
+
+const noop = (): void => {}
+
+/**
+ * The scheduler's `Effect.repeat`: `step` every `everyMs` of virtual time, one pass at a time (a
+ * beat that finds the previous pass still running is skipped, as the live fiber's fixed schedule
+ * never overlaps passes). Workers run on the scheduler, never on an Effect timer (src/runtime/workers.ts).
+ */
+const everyInTurn = (s: Scheduler, everyMs: number, step: () => Promise<unknown> | null): Scheduled => {
+  let inTurn: Promise<unknown> | null = null
+  return s.every(everyMs, () => {
+    if (inTurn !== null) return
+    const pass = step()
+    if (pass === null) return
+    inTurn = pass.finally(() => (inTurn = null))
+  })
 }
 
 /** A dead process: connections are refused, which a client sees as a timeout-like failure. */

@@ -9,7 +9,7 @@ import { demoCatalog } from "../fixtures/catalog.ts"
 import { DEFAULT_ABUSE_LIMITS } from "./api/context.ts"
 import { inlineVerifier, workerVerifier } from "./auth/verifier.ts"
 import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
-import { startService } from "./runtime/boot.ts"
+import { makeService } from "./runtime/boot.ts"
 import { ANVIL_KEYS } from "./chain/anvil.ts"
 import { ensureBuilt } from "../web/build.ts"
 import { startWebServer } from "../web/server.ts"
@@ -77,45 +77,42 @@ const program = Effect.gen(function* () {
   })
   const secret = loadOrCreateSecret(dataDir)
 
-  const service = yield* Effect.acquireRelease(
-    Effect.promise(() =>
-      startService({
-        host,
-        port,
-        nowMs: () => clock.unsafeCurrentTimeMillis(), // live-only: the wall clock enters here; the exchange stamps commands with it (docs/time.md)
-        secret,
-        catalog: demoCatalog(),
-        dataDir,
-        snapshotIntervalSec,
-        ...(chain === null
-          ? {}
-          : {
-              chain: {
-                chain,
-                host,
-                depositPort,
-                confirmations,
-                pollMs: chainPollMs,
-                minUsdgMicro,
-                maxPerTxMicro,
-                corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== ""))
-              }
-            }),
-        verifier: verifyWorkers > 0 ? workerVerifier(verifyWorkers) : inlineVerifier(),
-        config: {
-          adminToken,
-          corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),
-          secureCookies,
-          devCredit,
-          rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
-          limits
-        },
-        log: (event) => console.error(JSON.stringify({ ts_ms: clock.unsafeCurrentTimeMillis(), level: "warn", ...event })), // live-only: a log line's own wall time
-        onError: (err, where) => console.error(where === undefined ? "internal error:" : `internal error in ${where.method} ${where.route} (request ${where.requestId}):`, err)
-      })
-    ),
-    (s) => Effect.promise(() => s.close()).pipe(Effect.zipRight(Console.log("twinbook stopped")))
-  )
+  // Released last, after everything the service acquired (its Scope closes in reverse order).
+  yield* Effect.addFinalizer(() => Console.log("twinbook stopped"))
+  const service = yield* makeService({
+    host,
+    port,
+    nowMs: () => clock.unsafeCurrentTimeMillis(), // live-only: the wall clock enters here; the exchange stamps commands with it (docs/time.md)
+    secret,
+    catalog: demoCatalog(),
+    dataDir,
+    snapshotIntervalSec,
+    ...(chain === null
+      ? {}
+      : {
+          chain: {
+            chain,
+            host,
+            depositPort,
+            confirmations,
+            pollMs: chainPollMs,
+            minUsdgMicro,
+            maxPerTxMicro,
+            corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== ""))
+          }
+        }),
+    verifier: verifyWorkers > 0 ? workerVerifier(verifyWorkers) : inlineVerifier(),
+    config: {
+      adminToken,
+      corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),
+      secureCookies,
+      devCredit,
+      rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
+      limits
+    },
+    log: (event) => console.error(JSON.stringify({ ts_ms: clock.unsafeCurrentTimeMillis(), level: "warn", ...event })), // live-only: a log line's own wall time
+    onError: (err, where) => console.error(where === undefined ? "internal error:" : `internal error in ${where.method} ${where.route} (request ${where.requestId}):`, err)
+  })
   yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
   yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
   const deposit = service.chainServices?.deposit

@@ -37,18 +37,11 @@ export interface PayoutReport {
 export class PayoutWorker {
   private readonly reverts = new Map<string, number>()
   private readonly unseen = new Map<string, number>()
-  private running: Promise<PayoutReport> | null = null
 
   constructor(private readonly o: PayoutOptions) {}
 
-  poll(): Promise<PayoutReport> {
-    this.running ??= this.pass().finally(() => {
-      this.running = null
-    })
-    return this.running
-  }
-
-  private async pass(): Promise<PayoutReport> {
+  /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world.ts). */
+  async poll(): Promise<PayoutReport> {
     const report = { sent: 0, confirmed: 0, refunded: 0 }
     let failure: { error: unknown } | null = null
     for (const w of this.o.exchange.withdrawals.open()) {

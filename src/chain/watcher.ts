@@ -45,21 +45,13 @@ export class DepositWatcher {
   private scannedThrough: bigint
   /** The latest sweep of each forwarder and token (`wallet:token`). */
   private readonly sweeps = new Map<string, Sweep>()
-  private polling: Promise<PollReport> | null = null
 
   constructor(private readonly o: WatcherOptions) {
     this.scannedThrough = (o.startBlock ?? 0n) - 1n
   }
 
-  /** One pass; concurrent calls share the pass in flight. */
-  poll(): Promise<PollReport> {
-    this.polling ??= this.pass().finally(() => {
-      this.polling = null
-    })
-    return this.polling
-  }
-
-  private async pass(): Promise<PollReport> {
+  /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world.ts). */
+  async poll(): Promise<PollReport> {
     const { chain, exchange } = this.o
     let detected = 0
     let reorged = 0

@@ -1,17 +1,21 @@
 // The wire shapes of the twinbook API as the client sees them: SPEC.md §2, §4, §6, §7
-// plus the extensions of docs/api.md (marked "extension"). One file, so the issue
-// "One Effect runtime…" can later replace it with types derived from the API's single
-// declaration without touching the client's methods. Money is micro-USDC, prices bps
+// plus the extensions of docs/api.md (marked "extension"). Every response shape is the
+// `Schema.Type` of the API declaration's schema (src/api/declaration/wire.ts), so the
+// client cannot drift from what the server is checked to answer; the inputs the client
+// builds (requests, queries) and the WebSocket frames are written here. Type-only
+// imports: nothing of Effect reaches the browser bundle. Money is micro-USDC, prices bps
 // (0..10000) unless a field says 0..1, times unix seconds unless named `ts` (ms).
+import type { Schema } from "effect"
+import type * as W from "../api/declaration/wire.ts"
 import type { StrategySpec as StrategyWire } from "../lp/strategy-spec.ts"
 
-export type Side = "buy" | "sell"
-export type OutcomeSide = "yes" | "no"
-export type OrderType = "gtc" | "post_only" | "ioc" | "fok"
-export type StpMode = "cancel_resting" | "cancel_taking" | "cancel_both"
-export type MarketStatus = "active" | "halted" | "resolved"
-export type CandleInterval = "1m" | "5m" | "1h" | "1d"
-export type Category = "BTC" | "ETH" | "DOGE" | "SOL" | "XRP" | "BNB" | "Sports" | "Politics" | "Culture"
+export type Side = Schema.Schema.Type<typeof W.Side>
+export type OutcomeSide = Schema.Schema.Type<typeof W.OutcomeSide>
+export type OrderType = Schema.Schema.Type<typeof W.OrderType>
+export type StpMode = Schema.Schema.Type<typeof W.StpMode>
+export type MarketStatus = Schema.Schema.Type<typeof W.MarketStatus>
+export type CandleInterval = Schema.Schema.Type<typeof W.CandleInterval>
+export type Category = Schema.Schema.Type<typeof W.Category>
 
 // ---- errors (SPEC §7) ----
 
@@ -30,43 +34,13 @@ export interface RegisterRequest {
   readonly signature: string
   readonly timestamp: number
 }
-export interface RegisterResponse {
-  readonly api_key: string
-}
+export type RegisterResponse = Schema.Schema.Type<typeof W.RegisterResponse>
 
 // ---- markets (SPEC §2 "Market", §4 "Markets") ----
 
-export interface OutcomeMarket {
-  readonly market_id: string
-  /** Extensions: the outcome's label, slug, question, status and winner. */
-  readonly label: string
-  readonly slug: string
-  readonly question: string
-  readonly status: MarketStatus
-  readonly winning_outcome: OutcomeSide | null
-}
+export type OutcomeMarket = Schema.Schema.Type<typeof W.OutcomeMarket>
 
-export interface Market {
-  readonly event_id: string
-  readonly question: string
-  readonly status: MarketStatus
-  readonly category: Category
-  readonly slug: string
-  readonly image: string
-  readonly description: string
-  readonly tags: ReadonlyArray<string>
-  readonly expiry: number
-  readonly end_date: number
-  readonly fee_bps: number
-  /** Taker-side notional traded, micro-USDC. */
-  readonly volume: number
-  readonly neg_risk: boolean
-  readonly outcomes: ReadonlyArray<OutcomeMarket>
-  readonly resolution_metadata: Readonly<Record<string, unknown>>
-  readonly resolution_source: string
-  /** Extension. */
-  readonly created_at: number
-}
+export type Market = Schema.Schema.Type<typeof W.Market>
 
 export interface MarketsQuery {
   readonly status?: MarketStatus
@@ -81,47 +55,14 @@ export interface MarketsQuery {
   readonly offset?: number
 }
 
-export interface MarketsPage {
-  readonly markets: ReadonlyArray<Market>
-  readonly total: number
-  readonly limit: number
-  readonly offset: number
-}
+export type MarketsPage = Schema.Schema.Type<typeof W.MarketsPage>
 
-export interface BookLevel {
-  readonly price: number
-  readonly size: number
-}
+export type BookLevel = Schema.Schema.Type<typeof W.BookLevel>
 
 /** YES terms, best first; `ts` in unix ms. */
-export interface BookSnapshot {
-  readonly market_id: string
-  readonly bids: ReadonlyArray<BookLevel>
-  readonly asks: ReadonlyArray<BookLevel>
-  readonly ts: number
-}
+export type BookSnapshot = Schema.Schema.Type<typeof W.BookSnapshot>
 
-export interface Trade {
-  readonly id: number
-  /** The taker's own-outcome price, bps. */
-  readonly price: number
-  readonly size: number
-  /** The taker's side. */
-  readonly side: Side
-  readonly time: number
-  readonly market_id: string
-  readonly maker: string
-  readonly taker: string
-  /** Taker fee, micro-USDC. */
-  readonly fee: number
-  /** REST lists only: both sides' builder fees, micro-USDC. */
-  readonly builder_fee?: number
-  /** Extensions. */
-  readonly outcome: OutcomeSide
-  readonly yes_price: number
-  readonly kind: "normal" | "mint" | "merge"
-  readonly maker_rebate: number
-}
+export type Trade = Schema.Schema.Type<typeof W.Trade>
 
 export interface TradesQuery {
   readonly limit?: number
@@ -129,21 +70,10 @@ export interface TradesQuery {
   readonly offset?: number
 }
 
-export interface MarketTrades {
-  readonly trades: ReadonlyArray<Trade>
-  readonly total: number
-}
+export type MarketTrades = Schema.Schema.Type<typeof W.MarketTrades>
 
 /** `o h l c` are YES probability 0..1; `v` contracts; `n` trades. */
-export interface Candle {
-  readonly t: number
-  readonly o: number
-  readonly h: number
-  readonly l: number
-  readonly c: number
-  readonly v: number
-  readonly n: number
-}
+export type Candle = Schema.Schema.Type<typeof W.Candle>
 
 export interface CandlesQuery {
   readonly interval?: CandleInterval
@@ -151,11 +81,7 @@ export interface CandlesQuery {
   readonly to?: number
 }
 
-export interface Candles {
-  readonly market_id: string
-  readonly interval: CandleInterval
-  readonly candles: ReadonlyArray<Candle>
-}
+export type Candles = Schema.Schema.Type<typeof W.Candles>
 
 // ---- orders (SPEC §2 "Order request/response", §4 "Orders") ----
 
@@ -180,216 +106,66 @@ export interface OrderRequest extends OrderInput {
   readonly session_pub?: string
 }
 
-export interface Fill {
-  readonly trade_id: number
-  readonly price: number
-  readonly size: number
-  readonly maker: string
-  readonly maker_order_id: number
-  readonly fee: number
-  readonly builder_fee: number
-  readonly kind: "normal" | "mint" | "merge"
-}
+export type Fill = Schema.Schema.Type<typeof W.Fill>
 
-export interface OrderResponse {
-  readonly order_id: number
-  readonly fills: ReadonlyArray<Fill>
-  readonly remaining: number
-  readonly market_id: string
-  /** Extension. */
-  readonly status: "filled" | "resting" | "cancelled" | "queued"
-  /** Extension: present on a `202 queued` answer while trading is paused. */
-  readonly queue_position?: number
-}
+export type OrderResponse = Schema.Schema.Type<typeof W.OrderResponse>
 
 /** Extension (SPEC: "not shown"). */
-export interface CancelResponse {
-  readonly order_id: number
-  readonly cancelled: true
-  readonly remaining: number
-}
+export type CancelResponse = Schema.Schema.Type<typeof W.CancelResponse>
 
-export interface CancelAllResponse {
-  readonly cancelled: number
-}
+export type CancelAllResponse = Schema.Schema.Type<typeof W.CancelAllResponse>
 
 /** Resting order, portfolio form. */
-export interface RestingOrder {
-  readonly id: number
-  readonly market_id: string
-  readonly side: Side
-  readonly outcome: OutcomeSide
-  readonly price: number
-  readonly original_size: number
-  readonly remaining: number
-  readonly created_at: number
-}
+export type RestingOrder = Schema.Schema.Type<typeof W.RestingOrder>
 
-export interface OpenOrders {
-  readonly orders: ReadonlyArray<RestingOrder>
-  readonly total: number
-}
+export type OpenOrders = Schema.Schema.Type<typeof W.OpenOrders>
 
 // ---- account reads (SPEC §4 "Account reads") ----
 
-export interface Balance {
-  readonly user: string
-  readonly available: number
-  readonly locked: number
-  readonly total: number
-}
+export type Balance = Schema.Schema.Type<typeof W.Balance>
 
-export interface Position {
-  readonly user: string
-  readonly market_id: string
-  readonly outcome: "YES" | "NO"
-  readonly size: number
-  readonly yes: number
-  readonly no: number
-  readonly yes_locked: number
-  readonly no_locked: number
-  readonly cost_basis: number
-  /** 0..1 */
-  readonly avg_price: number
-  /** 0..1, or null with no mid and no trade. */
-  readonly mark_price: number | null
-  readonly cash_pnl: number
-  readonly slug: string | null
-  readonly question: string | null
-  readonly redeemable: boolean
-  readonly end_date: number | null
-  readonly status: MarketStatus | null
-}
+export type Position = Schema.Schema.Type<typeof W.Position>
 
-export interface Positions {
-  readonly positions: ReadonlyArray<Position>
-}
+export type Positions = Schema.Schema.Type<typeof W.Positions>
 
 export interface PageQuery {
   readonly limit?: number
   readonly offset?: number
 }
 
-export interface Page {
-  readonly total: number
-  readonly limit: number
-  readonly offset: number
-}
+export type Page = Pick<UserTrades, "total" | "limit" | "offset">
 
-export interface UserTrades extends Page {
-  readonly trades: ReadonlyArray<Trade>
-}
+export type UserTrades = Schema.Schema.Type<typeof W.UserTrades>
 
-export type DepositStage = "idle" | "detected" | "bridging" | "confirming" | "credited" | "error"
+export type DepositStage = Schema.Schema.Type<typeof W.DepositStage>
 
-export interface DepositRow {
-  readonly tx_signature: string
-  readonly amount_micro: number
-  readonly seen_at: number
-  readonly credited_at: number | null
-  readonly status: "pending" | "credited" | "error"
-  /** Extensions. */
-  readonly log_index: number
-  readonly stage: DepositStage
-  readonly error: string | null
-}
+export type DepositRow = Schema.Schema.Type<typeof W.DepositRow>
 
-export interface UserDeposits extends Page {
-  readonly deposits: ReadonlyArray<DepositRow>
-}
+export type UserDeposits = Schema.Schema.Type<typeof W.UserDeposits>
 
-export interface WithdrawalRow {
-  readonly recipient: string
-  readonly chain: "native"
-  readonly amount_micro: number
-  readonly status: "pending" | "sent" | "confirmed" | "refunded"
-  readonly tx_signature: string | null
-  readonly created_at: number
-  readonly confirmed_at: number | null
-  /** Extensions. */
-  readonly id: string
-  readonly error: string | null
-}
+export type WithdrawalRow = Schema.Schema.Type<typeof W.WithdrawalRow>
 
-export interface UserWithdrawals extends Page {
-  readonly withdrawals: ReadonlyArray<WithdrawalRow>
-}
+export type UserWithdrawals = Schema.Schema.Type<typeof W.UserWithdrawals>
 
 // ---- fees and rewards (SPEC §4 "Fees and rewards"; docs/api.md) ----
 
-export interface Fees {
-  readonly default: { readonly taker_fee_bps: number; readonly maker_rebate_bps: number }
-  readonly maker_rebate_bps: number
-  readonly per_category: Readonly<Record<string, { readonly taker_fee_bps: number }>>
-  readonly per_market: Readonly<Record<string, { readonly taker_fee_bps: number; readonly slug: string }>>
-}
+export type Fees = Schema.Schema.Type<typeof W.Fees>
 
-export interface RewardsConfig {
-  readonly daily_budget_micro_usdc: number
-  readonly maker_rebate_bps: number
-  readonly rewards_band_spread_bps_max: number
-  readonly per_wallet_cap_pct: number
-}
+export type RewardsConfig = Schema.Schema.Type<typeof W.RewardsConfig>
 
-export interface RewardsMe {
-  readonly user: string
-  readonly wallet: string | null
-  readonly today: {
-    readonly day: string
-    readonly day_start: number
-    readonly estimate_micro_usdc: number
-    readonly score: number
-    readonly minutes_sampled: number
-  }
-  readonly pending: ReadonlyArray<{ readonly day: string; readonly day_start: number; readonly estimate_micro_usdc: number; readonly score: number }>
-  readonly history: ReadonlyArray<{
-    readonly day: string
-    readonly day_start: number
-    readonly micro_usdc: number
-    readonly score: number
-    readonly capped: boolean
-    readonly paid_at: number
-  }>
-  readonly totals: { readonly paid_micro_usdc: number; readonly score: number; readonly days_paid: number }
-}
+export type RewardsMe = Schema.Schema.Type<typeof W.RewardsMe>
 
-export interface LeaderboardRow {
-  readonly rank: number
-  readonly maker: string
-  readonly micro_usdc: number
-  readonly score: number
-  readonly days_active: number
-}
+export type LeaderboardRow = Schema.Schema.Type<typeof W.LeaderboardRow>
 
-export interface Leaderboard {
-  readonly days: number
-  readonly rows: ReadonlyArray<LeaderboardRow>
-}
+export type Leaderboard = Schema.Schema.Type<typeof W.Leaderboard>
 
 // ---- deposits, wallet link, withdraw (SPEC §4; docs/api.md) ----
 
-export interface DepositAddress {
-  readonly address: string
-  readonly chain: "native"
-  readonly chain_id?: number
-  readonly token: "USDG"
-  readonly token_address: string
-  readonly min_usdg_micro: number
-  readonly max_usdc_per_tx_micro: number
-  readonly instructions: string
-}
+export type DepositAddress = Schema.Schema.Type<typeof W.DepositAddress>
 
-export interface DepositProgress {
-  readonly stage: DepositStage
-  readonly amount_micro?: number
-  readonly tx_signature?: string
-  readonly updated_at?: number
-  readonly error?: string | null
-}
+export type DepositProgress = Schema.Schema.Type<typeof W.DepositProgress>
 
-export interface DepositProgressResponse {
-  readonly data: DepositProgress
-}
+export type DepositProgressResponse = Schema.Schema.Type<typeof W.DepositProgressResponse>
 
 /** Extension (docs/api.md "Wallet link"). */
 export interface WalletLinkRequest {
@@ -400,10 +176,7 @@ export interface WalletLinkRequest {
   readonly evm_signature: string
 }
 
-export interface WalletLink {
-  readonly user: string
-  readonly wallet: string
-}
+export type WalletLink = Schema.Schema.Type<typeof W.WalletLink>
 
 /** docs/api.md "Withdraw". */
 export interface WithdrawRequest {
@@ -413,14 +186,7 @@ export interface WithdrawRequest {
   readonly signature: string
 }
 
-export interface WithdrawResponse {
-  readonly withdrawal_id: string
-  readonly status: "pending"
-  readonly recipient: string
-  readonly chain: "native"
-  readonly amount_micro: number
-  readonly created_at: number
-}
+export type WithdrawResponse = Schema.Schema.Type<typeof W.WithdrawResponse>
 
 // ---- LP bot (SPEC §4 "LP bot"; docs/api.md "LP bot"; docs/lp.md "Wire form") ----
 
@@ -438,16 +204,7 @@ export interface LpSessionNewRequest {
   readonly scope: "orders" | ReadonlyArray<"orders">
 }
 
-export interface LpSessionNew {
-  readonly user: string
-  readonly session_pub: string
-  readonly scope: "orders"
-  readonly expires_at_unix: number
-  readonly nonce: number
-  /** The delegation message to sign with the user key, hex. */
-  readonly message_bytes_hex: string
-  readonly created_at: number
-}
+export type LpSessionNew = Schema.Schema.Type<typeof W.LpSessionNew>
 
 export interface LpDelegateRequest {
   readonly user: string
@@ -458,15 +215,7 @@ export interface LpDelegateRequest {
   readonly signature: string
 }
 
-export interface LpDelegated {
-  readonly user: string
-  readonly session_pub: string
-  readonly scope: "orders"
-  readonly status: "delegated"
-  readonly expires_at_unix: number
-  readonly nonce: number
-  readonly delegated_at: number
-}
+export type LpDelegated = Schema.Schema.Type<typeof W.LpDelegated>
 
 export interface LpStartRequest {
   readonly user: string
@@ -475,59 +224,17 @@ export interface LpStartRequest {
   readonly strategy: StrategyWire
 }
 
-export type LpMarketState = "waiting" | "quoting" | "paused" | "stopped"
+export type LpMarketState = Schema.Schema.Type<typeof W.LpMarketState>
 
-export interface LpMarketStatus {
-  readonly market_id: string
-  readonly slug: string
-  readonly state: LpMarketState
-  readonly stop_reason: null | "stop_loss" | "take_profit"
-  readonly open_orders: number
-  /** May end in .5. */
-  readonly mid_bps: number | null
-  readonly net_yes: number
-  readonly pnl_micro_usdc: number
-  readonly last_action_at: number | null
-}
+export type LpMarketStatus = Schema.Schema.Type<typeof W.LpMarketStatus>
 
-export interface LpSessionInfo {
-  readonly session_pub: string
-  readonly scope: "orders"
-  readonly created_at: number
-  readonly delegated: boolean
-  readonly delegated_at: number | null
-  readonly expires_at_unix: number
-  readonly nonce: number | null
-  readonly revoked: boolean
-  readonly revoked_at: number | null
-  readonly expired: boolean
-}
+export type LpSessionInfo = Schema.Schema.Type<typeof W.LpSessionInfo>
 
-export interface LpStatus {
-  readonly user: string
-  readonly status: "none" | "running" | "stopped"
-  readonly session_pub: string | null
-  readonly started_at: number | null
-  readonly stopped_at: number | null
-  readonly stop_reason: null | "user" | "replaced" | "session_expired" | "session_revoked"
-  readonly strategy: StrategyWire | null
-  readonly markets: ReadonlyArray<LpMarketStatus>
-  readonly open_orders: number
-  readonly sessions: ReadonlyArray<LpSessionInfo>
-}
+export type LpStatus = Schema.Schema.Type<typeof W.LpStatus>
 
-export interface LpStartResponse extends LpStatus {
-  readonly replaced: boolean
-  readonly cancelled_orders: number
-}
+export type LpStartResponse = Schema.Schema.Type<typeof W.LpStartResponse>
 
-export interface LpStopResponse {
-  readonly user: string
-  readonly status: "stopped"
-  readonly was_running: boolean
-  readonly cancelled_orders: number
-  readonly revoked_sessions: ReadonlyArray<string>
-}
+export type LpStopResponse = Schema.Schema.Type<typeof W.LpStopResponse>
 
 // ---- WebSocket (SPEC §6) ----
 
@@ -561,7 +268,7 @@ export type ServerFrame =
   | { readonly type: "unsubscribed"; readonly channel: string }
   | { readonly type: "pong"; readonly ts: number }
   | { readonly type: "book_update"; readonly market_id: string; readonly snapshot: BookSnapshot }
-  | { readonly type: "trade"; readonly market_id: string; readonly trade: Omit<Trade, "builder_fee"> }
+  | { readonly type: "trade"; readonly market_id: string; readonly trade: Schema.Schema.Type<typeof W.FeedTrade> }
   | { readonly type: "portfolio_snapshot" | "portfolio_update"; readonly user: string; readonly ts: number; readonly state: PortfolioState }
   | { readonly type: "error"; readonly code: string; readonly channel: string | null; readonly detail: string }
   | { readonly type: "portfolio_error"; readonly channel: string; readonly error: "unauthorized" | "address_mismatch" | "bad_request" }

@@ -9,7 +9,8 @@ import type { Exchange } from "../service/exchange.ts"
 import { depositProgress } from "../service/views.ts"
 import { type OnError, serveRouter } from "../api/app.ts"
 import { json, Router } from "../api/http.ts"
-import { DEPOSIT_OPS, openApiDocument } from "../api/openapi.ts"
+import { DepositApi } from "../api/declaration/api.ts"
+import { documentRoute } from "../api/openapi.ts"
 import type { RateLimiter } from "../usecase/rate-limit.ts"
 
 export interface DepositConfig {
@@ -93,11 +94,6 @@ export const makeDepositApp = (ctx: DepositCtx, onError: OnError = () => {}) => 
       }
     }
   )
-  const document = openApiDocument([...router.list(), { method: "GET", path: "/v1/openapi.json" }], DEPOSIT_OPS, {
-    title: "twinbook deposit service",
-    description: "Per-wallet deposit addresses and deposit progress (SPEC §4 \"Deposit service\").",
-    serverUrl: "/"
-  })
-  router.add({ method: "GET", path: "/v1/openapi.json", handler: () => json(200, document) })
+  router.add(documentRoute<DepositCtx>(DepositApi))
   return serveRouter(router, ctx, ctx.config.corsOrigins, onError)
 }

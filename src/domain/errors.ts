@@ -1,6 +1,8 @@
 // The error catalogue: every client-facing code and its HTTP status (SPEC §7),
 // plus twinbook's extensions. Errors travel as tagged values and are mapped to
-// the `{ error, detail? }` envelope in exactly one place (`errorResponse`, src/api/http.ts).
+// the `{ error, detail? }` envelope in exactly one place (`errorResponse`, src/api/http.ts);
+// the API declaration (src/api/declaration) describes that envelope from this catalogue.
+import { Schema } from "effect"
 
 export const ERROR_STATUS = {
   invalid_json: 400,
@@ -83,3 +85,17 @@ export class ApiError {
 export const fail = (code: ErrorCode, detail?: string): never => {
   throw new ApiError(code, detail)
 }
+
+/** The codes of a list that answer with `status`, in the list's order. */
+export const codesWithStatus = (codes: ReadonlyArray<ErrorCode>, status: number): ErrorCode[] => codes.filter((c) => ERROR_STATUS[c] === status)
+
+/**
+ * The wire envelope of these codes (SPEC §7): `{ error, detail?, retry_after? }`, `error` one of
+ * `codes`. The declaration gives each route one per status; `retry_after` comes with `rate_limited` only.
+ */
+export const errorEnvelope = (codes: readonly [ErrorCode, ...ErrorCode[]]) =>
+  Schema.Struct({
+    error: Schema.Literal(...codes),
+    detail: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { exact: true }),
+    ...(codes.includes("rate_limited") ? { retry_after: Schema.optionalWith(Schema.Int, { exact: true }) } : {})
+  })

@@ -1,6 +1,6 @@
 // The server-managed LP bot's loop (SPEC §1 "Server-managed bot", §4 "LP bot"), driven
-// by an explicit `tick(monoMs)`: a timer live, the simulator's scheduler in simulation,
-// so nothing in here sets a timer. Its schedule runs on the monotonic time it is handed;
+// by an explicit `tick(monoMs)`: a worker fiber on a Schedule live, the simulator's scheduler in
+// simulation, so nothing in here sets a timer. Its schedule runs on the monotonic time it is handed;
 // business time (session expiry, strategy time, which days are over) is the journal's
 // (docs/time.md). Each tick it also checks the clocks for a wall-clock step, journals the
 // rewards configuration when it changed, a rewards sample once a minute of monotonic time,
@@ -68,7 +68,6 @@ export class LpBotRunner {
   private readonly memory = new Map<string, StrategyState>()
   private readonly strategies = new Map<string, Strategy>()
   private readonly keys = new Map<string, SessionKey>()
-  private inFlight: Promise<TickReport> | null = null
   /** Monotonic time of the last rewards sample this process journaled. */
   private lastSampleMonoMs: number | null = null
 
@@ -77,22 +76,11 @@ export class LpBotRunner {
     private readonly onError: (err: unknown) => void = () => {}
   ) {}
 
-  /** One pass at monotonic time `monoMs`; a tick called while one runs gets that run's report instead of overlapping it. */
-  tick(monoMs: number): Promise<TickReport> {
-    if (this.inFlight !== null) return this.inFlight
-    const run = this.run(monoMs).finally(() => {
-      this.inFlight = null
-    })
-    this.inFlight = run
-    return run
-  }
-
-  /** Resolves once no tick is running (for a clean close). */
-  async idle(): Promise<void> {
-    await this.inFlight?.catch(() => {})
-  }
-
-  private async run(monoMs: number): Promise<TickReport> {
+  /**
+   * One pass at monotonic time `monoMs`. The caller runs one at a time: live, the LP worker's fiber
+   * (src/runtime/workers.ts; closing its Scope waits for the pass in flight); in simulation, sim/world.ts.
+   */
+  async tick(monoMs: number): Promise<TickReport> {
     const x = this.ctx.exchange
     const counts: Counts = { steps: 0, placed: 0, rejected: 0, stopped: 0, paidDays: [] }
     this.ctx.clockWatch?.check()

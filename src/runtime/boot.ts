@@ -3,6 +3,7 @@
 // tests and the simulator drive it with a test clock. In durable mode the
 // journal, snapshots and the DuckDB history store live under `dataDir`.
 import { join } from "node:path"
+import { Cause, Effect, Exit, Scope } from "effect"
 import { type App, makeApp, type OnError } from "../api/app.ts"
 import { EdgeCache } from "../api/cache.ts"
 import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
@@ -16,7 +17,8 @@ import { LpBotRunner } from "../lp/bot-runner.ts"
 import { HistoryStore } from "../store/history-db.ts"
 import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
 import { STORAGE_FAILURE_EXIT, storageFailureLine } from "../store/storage.ts"
-import { type ChainServices, type ChainServicesOptions, startChainServices } from "./chain-services.ts"
+import { type ChainServices, type ChainServicesOptions, makeChainServices } from "./chain-services.ts"
+import { forkWorker, type Worker } from "./workers.ts"
 import { fileCheckpointStore } from "../chain/guard.ts"
 import { Exchange, memoryJournal } from "../service/exchange.ts"
 import { ClockWatch, liveMonoClock } from "../time/clock.ts"
@@ -62,7 +64,8 @@ export interface HistoryStartup {
   readonly rebuilt: string | null
 }
 
-export interface Service {
+/** The service while its Scope is open (`makeService`). */
+export interface RunningService {
   readonly exchange: Exchange
   readonly hub: FeedHub
   readonly ctx: AppCtx
@@ -78,6 +81,10 @@ export interface Service {
   readonly lpBots: LpBotRunner
   /** Writes every durable journal record's rows to the history store (durable mode). */
   flushHistory(): Promise<void>
+}
+
+/** A service started outside Effect (`startService`): `close` closes its Scope. */
+export interface Service extends RunningService {
   close(): Promise<void>
 }
 
@@ -212,105 +219,133 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
   return { hub, ctx, app: makeApp(ctx, opts.onError), lpBots: new LpBotRunner(ctx, opts.onError) }
 }
 
-export const startService = async (opts: ServiceOptions): Promise<Service> => {
-  const onFatal =
-    opts.onFatal ??
-    ((err: unknown) => {
-      // Fail-stop (docs/durability.md): nothing unwritten was acknowledged; a restart recovers what was.
-      console.error(storageFailureLine(opts.dataDir ?? "(none)", err))
-      process.exit(STORAGE_FAILURE_EXIT)
-    })
-  const opened = opts.dataDir === undefined ? null : await openDurableWithHistory(opts.dataDir, opts.nowMs, onFatal)
-  const durable = opened?.durable ?? null
-  const exchange = durable?.exchange ?? new Exchange(opts.nowMs, memoryJournal())
-  if (opts.catalog !== undefined) await loadCatalog(exchange, opts.catalog)
-  const { hub, ctx, app, lpBots } = assembleCore(exchange, opts)
-  let flushQueued = false
-  hub.setFlushScheduler(() => {
-    if (flushQueued) return
-    flushQueued = true
-    // Frames tell of fills and balances: they leave only once the journal holds them.
-    const durableNow = durable === null ? Promise.resolve() : durable.journal.sync()
-    void durableNow.then(() =>
-      setImmediate(() => {
-        flushQueued = false
-        hub.flush()
+/**
+ * The live service as scoped resources, acquired in this order and released in reverse by the
+ * Scope: the journal and history store (a last snapshot, then close, then the store flushed through
+ * the journal's end), the verifier, the HTTP server, the chain services, then the workers (snapshots,
+ * LP bots, history flushes) as fibers on a `Schedule`. Closing therefore stops the workers first (each
+ * finishing its pass in flight), then the chain, the server, the verifier and last the journal.
+ */
+export const makeService = (opts: ServiceOptions): Effect.Effect<RunningService, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const onFatal =
+      opts.onFatal ??
+      ((err: unknown) => {
+        // Fail-stop (docs/durability.md): nothing unwritten was acknowledged; a restart recovers what was.
+        console.error(storageFailureLine(opts.dataDir ?? "(none)", err))
+        process.exit(STORAGE_FAILURE_EXIT)
       })
+    const onError = (err: unknown): void => opts.onError?.(err)
+    const dataDir = opts.dataDir
+    const opened =
+      dataDir === undefined
+        ? null
+        : yield* Effect.acquireRelease(
+            Effect.promise(() => openDurableWithHistory(dataDir, opts.nowMs, onFatal)),
+            (o) => Effect.promise(() => closeDurable(o))
+          )
+    const durable = opened?.durable ?? null
+    const exchange = durable?.exchange ?? new Exchange(opts.nowMs, memoryJournal())
+    if (opts.catalog !== undefined) {
+      const catalog = opts.catalog
+      yield* Effect.promise(() => loadCatalog(exchange, catalog))
+    }
+    const { hub, ctx, app, lpBots } = assembleCore(exchange, opts)
+    yield* Effect.addFinalizer(() => Effect.promise(() => ctx.verifier.close()))
+    let flushQueued = false
+    hub.setFlushScheduler(() => {
+      if (flushQueued) return
+      flushQueued = true
+      // Frames tell of fills and balances: they leave only once the journal holds them.
+      const durableNow = durable === null ? Promise.resolve() : durable.journal.sync()
+      void durableNow.then(() =>
+        setImmediate(() => {
+          flushQueued = false
+          hub.flush()
+        })
+      )
+    })
+    const http = yield* Effect.acquireRelease(
+      Effect.promise(() => listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })),
+      (h) => Effect.promise(() => h.close())
     )
-  })
-  const http = await listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })
-  const chainServices =
-    opts.chain === undefined ? null : await startChainServices(
-          exchange,
-          {
-            monoMs: ctx.monoMs,
-            nowMs: opts.nowMs,
-            // The chain guard's checkpoint is durable beside the journal (docs/decisions.md § Chain guard).
-            ...(opts.dataDir === undefined ? {} : { checkpoint: fileCheckpointStore(join(opts.dataDir, "chain-checkpoint.json")) }),
-            ...opts.chain
-          },
-          opts.onError ?? (() => {})
-        )
-  const intervalSec = opts.snapshotIntervalSec ?? 0
-  const timer =
-    durable !== null && intervalSec > 0
-      ? setInterval(() => void durable.snapshot().catch((err) => opts.onError?.(err)), intervalSec * 1000)
-      : null
-  timer?.unref()
-  const lpTickMs = opts.lpTickMs ?? 1000
-  const lpTimer = lpTickMs > 0 ? setInterval(() => void lpBots.tick(ctx.monoMs()).catch((err) => opts.onError?.(err)), lpTickMs) : null
-  lpTimer?.unref()
-  // The store takes records only once the journal holds them: capture the seq, sync, flush through it.
-  const flushHistory = async (): Promise<void> => {
-    if (durable === null || opened === null) return
-    const upTo = exchange.lastSeq
-    await durable.journal.sync()
-    await opened.store().flush(upTo)
-  }
-  let historyFlushing = false
-  const historyMs = opts.historyFlushMs ?? 1000
-  const historyTimer =
-    opened !== null && historyMs > 0
-      ? setInterval(() => {
-          if (historyFlushing) return
-          historyFlushing = true
-          void flushHistory()
-            .catch((err) => opts.onError?.(err))
-            .finally(() => (historyFlushing = false))
-        }, historyMs)
-      : null
-  historyTimer?.unref()
-  return {
-    exchange,
-    hub,
-    ctx,
-    http,
-    durable,
-    history: () => opened?.store() ?? null,
-    historyStartup: opened?.startup ?? null,
-    chainServices,
-    lpBots,
-    flushHistory,
-    close: async () => {
-      if (timer !== null) clearInterval(timer)
-      if (historyTimer !== null) clearInterval(historyTimer)
-      if (lpTimer !== null) clearInterval(lpTimer)
-      await lpBots.idle()
-      await chainServices?.close()
-      await http.close()
-      await ctx.verifier.close()
+    const chainServices =
+      opts.chain === undefined
+        ? null
+        : yield* makeChainServices(
+            exchange,
+            {
+              monoMs: ctx.monoMs,
+              nowMs: opts.nowMs,
+              // The chain guard's checkpoint is durable beside the journal (docs/decisions.md § Chain guard).
+              ...(dataDir === undefined ? {} : { checkpoint: fileCheckpointStore(join(dataDir, "chain-checkpoint.json")) }),
+              ...opts.chain
+            },
+            onError
+          )
+    // The store takes records only once the journal holds them: capture the seq, sync, flush through it.
+    const flushHistory = async (): Promise<void> => {
       if (durable === null || opened === null) return
-      try {
-        await durable.snapshot()
-        await durable.close()
-      } finally {
-        try {
-          // Projects every record the journal holds, then closes the file.
-          await flushHistory()
-        } finally {
-          await opened.store().close()
-        }
-      }
+      const upTo = exchange.lastSeq
+      await durable.journal.sync()
+      await opened.store().flush(upTo)
+    }
+    for (const w of serviceWorkers(opts, { durable, lpBots, monoMs: ctx.monoMs, flushHistory })) yield* forkWorker(w, onError)
+    return {
+      exchange,
+      hub,
+      ctx,
+      http,
+      durable,
+      history: () => opened?.store() ?? null,
+      historyStartup: opened?.startup ?? null,
+      chainServices,
+      lpBots,
+      flushHistory
+    }
+  })
+
+/** The workers `opts` asks for (a period of 0 leaves that one to the caller). */
+const serviceWorkers = (
+  opts: ServiceOptions,
+  s: { durable: DurableExchange | null; lpBots: LpBotRunner; monoMs: () => number; flushHistory: () => Promise<void> }
+): Worker[] => {
+  const ws: Worker[] = []
+  const snapshotSec = opts.snapshotIntervalSec ?? 0
+  const durable = s.durable
+  if (durable !== null && snapshotSec > 0) ws.push({ name: "snapshot", step: () => durable.snapshot(), everyMs: snapshotSec * 1000 })
+  const lpTickMs = opts.lpTickMs ?? 1000
+  if (lpTickMs > 0) ws.push({ name: "lp", step: () => s.lpBots.tick(s.monoMs()), everyMs: lpTickMs })
+  const historyMs = opts.historyFlushMs ?? 1000
+  if (durable !== null && historyMs > 0) ws.push({ name: "history", step: s.flushHistory, everyMs: historyMs })
+  return ws
+}
+
+/** A last snapshot, the journal closed, then every record it holds projected and the store closed. */
+const closeDurable = async (o: { durable: DurableExchange; store: () => HistoryStore }): Promise<void> => {
+  try {
+    await o.durable.snapshot()
+    await o.durable.close()
+  } finally {
+    try {
+      // Projects every record the journal holds, then closes the file.
+      const upTo = o.durable.exchange.lastSeq
+      await o.durable.journal.sync()
+      await o.store().flush(upTo)
+    } finally {
+      await o.store().close()
     }
   }
+}
+
+/** `makeService` in a Scope of its own, for callers outside Effect (tests, benches): `close()` closes the Scope. */
+export const startService = async (opts: ServiceOptions): Promise<Service> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.extend(makeService(opts), scope))
+  if (Exit.isFailure(exit)) {
+    // What was acquired before the failure is released; the caller sees the original error.
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Cause.squash(exit.cause)
+  }
+  return { ...exit.value, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

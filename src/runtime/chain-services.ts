@@ -1,7 +1,8 @@
 // The service's chain side, started beside the API when a Chain is configured:
 // the deposit service on its own port, the deposit watcher and the payout worker,
-// polled on a timer (the simulator calls `poll` itself instead). The chain guard checks every
+// polled by a worker fiber (src/runtime/workers.ts; the simulator calls the passes itself instead). The chain guard checks every
 // pass that the chain still holds what the ledger relies on, and halts both workers when not.
+import { Effect, Ref, type Scope } from "effect"
 import { listen, type RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { Chain } from "../chain/chain.ts"
@@ -11,6 +12,7 @@ import { DepositWatcher } from "../chain/watcher.ts"
 import { makeDepositApp } from "../deposit/app.ts"
 import { liveMonoClock } from "../time/clock.ts"
 import type { Exchange } from "../service/exchange.ts"
+import { forkWorker, type Worker } from "./workers.ts"
 
 export interface ChainServicesOptions {
   readonly chain: Chain
@@ -39,69 +41,58 @@ export interface ChainServices {
   readonly watcher: DepositWatcher
   readonly payouts: PayoutWorker
   readonly guard: ChainGuard
-  /** One watcher pass and one payout pass. */
+  /** One watcher pass and one payout pass (after the one in flight, if any). */
   poll(): Promise<void>
-  close(): Promise<void>
 }
 
-export const startChainServices = async (
+/**
+ * The chain side as scoped resources: the guard (unset from the exchange last), the deposit service
+ * (closed after the passes), and the chain worker (watcher pass, then payout pass) as a fiber on a
+ * `Schedule` when `pollMs` > 0. `poll()` (tests, benches) and the fiber take turns on one permit, so
+ * passes never overlap; closing waits for the pass in flight and starts no other.
+ */
+export const makeChainServices = (
   exchange: Exchange,
   o: ChainServicesOptions,
   onError: (err: unknown) => void
-): Promise<ChainServices> => {
-  const rules = { token: o.chain.info.token.toLowerCase(), minMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro }
-  const app = makeDepositApp(
-    { exchange, chain: o.chain, limiter: new RateLimiter(o.monoMs ?? liveMonoClock.monoMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
-    onError
-  )
-  const deposit = await listen({ app, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs: o.nowMs ?? (() => exchange.journalMs()), corsOrigins: o.corsOrigins })
-  const guard = new ChainGuard({
-    chain: o.chain,
-    exchange,
-    store: o.checkpoint ?? memoryCheckpointStore(),
-    confirmations: o.confirmations,
-    log: o.log ?? ((line) => console.error(line))
+): Effect.Effect<ChainServices, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const rules = { token: o.chain.info.token.toLowerCase(), minMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro }
+    const guard = new ChainGuard({
+      chain: o.chain,
+      exchange,
+      store: o.checkpoint ?? memoryCheckpointStore(),
+      confirmations: o.confirmations,
+      log: o.log ?? ((line) => console.error(line))
+    })
+    // Operational, not journaled: the operator route reads the guard's status through the exchange.
+    yield* Effect.acquireRelease(
+      Effect.sync(() => (exchange.chainGuard = guard)),
+      () => Effect.sync(() => void (exchange.chainGuard === guard ? (exchange.chainGuard = null) : undefined))
+    )
+    const app = makeDepositApp(
+      { exchange, chain: o.chain, limiter: new RateLimiter(o.monoMs ?? liveMonoClock.monoMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
+      onError
+    )
+    const deposit = yield* Effect.acquireRelease(
+      Effect.promise(() => listen({ app, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs: o.nowMs ?? (() => exchange.journalMs()), corsOrigins: o.corsOrigins })),
+      (d) => Effect.promise(() => d.close())
+    )
+    const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError, guard })
+    const payouts = new PayoutWorker({ chain: o.chain, exchange, guard })
+    // An RPC hiccup ends a pass early; the next one retries. Both passes run unless the scope is closing.
+    const turn = yield* Effect.makeSemaphore(1)
+    const open = yield* Ref.make(true)
+    const pass = turn.withPermits(1)(
+      Effect.gen(function* () {
+        if (!(yield* Ref.get(open))) return
+        yield* Effect.promise(() => watcher.poll().then(() => {}, onError))
+        if (yield* Ref.get(open)) yield* Effect.promise(() => payouts.poll().then(() => {}, onError))
+      })
+    )
+    // Closing: no new pass starts, and the one in flight (a direct `poll()`) finishes first.
+    yield* Effect.addFinalizer(() => Ref.set(open, false).pipe(Effect.zipRight(turn.withPermits(1)(Effect.void))))
+    const worker: Worker = { name: "chain", step: () => Effect.runPromise(pass), everyMs: o.pollMs }
+    if (o.pollMs > 0) yield* forkWorker(worker, onError)
+    return { deposit, watcher, payouts, guard, poll: () => Effect.runPromise(pass) }
   })
-  // Operational, not journaled: the operator route reads the guard's status through the exchange.
-  exchange.chainGuard = guard
-  const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError, guard })
-  const payouts = new PayoutWorker({ chain: o.chain, exchange, guard })
-  // An RPC hiccup ends a pass early; the next one retries. Both passes always run, unless the
-  // services are closing. `close` waits for passes in flight: the journal closes after them.
-  let closing = false
-  const inFlight = new Set<Promise<void>>()
-  const poll = (): Promise<void> => {
-    if (closing) return Promise.resolve()
-    const run = (async () => {
-      await watcher.poll().catch(onError)
-      if (!closing) await payouts.poll().catch(onError)
-    })()
-    inFlight.add(run)
-    void run.finally(() => inFlight.delete(run))
-    return run
-  }
-  let busy = false
-  const timer =
-    o.pollMs > 0
-      ? setInterval(() => {
-          if (busy) return
-          busy = true
-          void poll().finally(() => (busy = false))
-        }, o.pollMs)
-      : null
-  timer?.unref()
-  return {
-    deposit,
-    watcher,
-    payouts,
-    guard,
-    poll,
-    close: async () => {
-      if (timer !== null) clearInterval(timer)
-      closing = true
-      await deposit.close()
-      await Promise.all(inFlight)
-      if (exchange.chainGuard === guard) exchange.chainGuard = null
-    }
-  }
-}

@@ -1,7 +1,8 @@
 // The served API documents are valid OpenAPI 3.1 (checked by a maintained
 // validator, every $ref resolving) and complete: the API's lists every route the
-// router serves, GET /v1/ws with its frames among them; the deposit service
-// serves its own. If the document is ever generated another way, this guards it.
+// router serves, GET /v1/ws with its frames among them, with typed parameters and a
+// schema for every response; the deposit service serves its own. Both are generated
+// from the declaration (src/api/declaration/api.ts).
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeRouter } from "../../src/api/app.ts"
@@ -80,11 +81,47 @@ describe("the API's OpenAPI document", () => {
     expect(plain.body.error).toBe("upgrade_required")
   })
 
+  it("gives every operation its response schemas: each success and each error status", async () => {
+    const doc = (await get(t, "/v1/openapi.json")).body
+    for (const op of operations(doc)) {
+      const [m, p] = op.split(" ")
+      const responses = doc.paths[p!][m!.toLowerCase()].responses as Record<string, any>
+      const statuses = Object.keys(responses)
+      expect(statuses.some((s) => s.startsWith("2") || s === "101"), op).toBe(true)
+      // Every route can fail unexpectedly: 500 is always declared, with the envelope.
+      expect(responses["500"]?.content?.["application/json"]?.schema?.properties?.error?.enum, op).toContain("internal_error")
+      for (const [status, res] of Object.entries(responses)) {
+        if (status === "101") continue
+        const content = Object.values(res.content ?? {}) as Array<{ schema?: unknown }>
+        expect(content.length, `${op} ${status}`).toBe(1)
+        expect(content[0]!.schema, `${op} ${status}`).toBeTruthy()
+        if (Number(status) >= 400) expect(res.content["application/json"].schema.required, `${op} ${status}`).toEqual(["error"])
+      }
+      for (const param of doc.paths[p!][m!.toLowerCase()].parameters ?? []) {
+        expect(param.schema.type ?? param.schema.$ref ?? param.schema.enum, `${op} ${param.name}`).toBeDefined()
+      }
+    }
+    // A SPEC §7 code under its status, on its route.
+    expect(doc.paths["/v1/markets"].get.responses["400"].content["application/json"].schema.properties.error.enum).toEqual(["invalid_query", "invalid_order"])
+    expect(doc.paths["/v1/orders"].post.responses["403"].content["application/json"].schema.properties.error.enum).toContain("trading_disabled")
+  })
+
   it("types its query parameters", async () => {
     const doc = (await get(t, "/v1/openapi.json")).body
     const candles = doc.paths["/v1/markets/{id}/candles"].get.parameters
-    expect(candles.find((p: any) => p.name === "interval").schema).toEqual({ enum: ["1m", "5m", "1h", "1d"] })
+    expect(candles.find((p: any) => p.name === "interval").schema).toEqual({ type: "string", enum: ["1m", "5m", "1h", "1d"] })
     expect(doc.paths["/v1/rewards/leaderboard"].get.parameters.find((p: any) => p.name === "days").schema).toEqual({ type: "integer", minimum: 1, maximum: 90 })
+    expect(doc.paths["/v1/markets"].get.parameters.find((p: any) => p.name === "neg_risk").schema).toEqual({ type: "string", enum: ["true", "false"] })
+  })
+
+  it("is served as an interactive Swagger UI page that needs no network", async () => {
+    const page = await get(t, "/v1/docs")
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(page.text).toContain("SwaggerUIBundle")
+    // The document is embedded; no script or stylesheet comes from elsewhere.
+    expect(page.text).toContain('"/v1/markets/{id}/candles"')
+    expect(page.text).not.toMatch(/<(script|link)[^>]+(src|href)=["']?https?:/i)
   })
 })
 

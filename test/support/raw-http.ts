@@ -23,7 +23,7 @@ export const call = async (
   const headers: Record<string, string> = { ...(opts.headers ?? {}) }
   if (opts.body !== undefined) headers["content-type"] = "application/json"
   if (opts.cookie !== undefined && opts.cookie !== null) headers.cookie = opts.cookie
-  const res = await fetch(`${t.url}${path}`, {
+  const res = await t.fetch(`${t.url}${path}`, {
     method,
     headers,
     ...(opts.body === undefined ? {} : { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) })

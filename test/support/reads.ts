@@ -24,7 +24,7 @@ export const req = async (
   if (opts.body !== undefined) headers["content-type"] = "application/json"
   if (opts.admin === true) headers.authorization = `Bearer ${ADMIN_TOKEN}`
   Object.assign(headers, opts.headers ?? {})
-  const res = await fetch(`${t.url}${path}`, {
+  const res = await t.fetch(`${t.url}${path}`, {
     method,
     headers,
     ...(opts.body === undefined ? {} : { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) })

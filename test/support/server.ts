@@ -5,6 +5,8 @@ import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
+import { Api } from "../../src/api/declaration/api.ts"
+import { conformingFetch } from "./conformance.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
 export const ALLOWED_ORIGIN = "http://app.twinbook.test"
@@ -15,6 +17,8 @@ export interface TestServer {
   readonly service: Service
   readonly url: string
   readonly wsUrl: string
+  /** `fetch` that fails the test on any response that breaks the API declaration (test/support/conformance.ts). */
+  readonly fetch: typeof fetch
   /** The test wall clock: it stamps commands and checks signed timestamps (docs/time.md). */
   nowMs: number
   /** The test monotonic clock: limits, TTLs and the LP worker's schedule. */
@@ -61,10 +65,12 @@ export const startTestServer = async (
     onError: (err) => console.error(err)
   })
   const url = service.http.url
+  const checkedFetch = conformingFetch(Api, url)
   const t: TestServer = {
     service,
     url,
     wsUrl: service.http.wsUrl,
+    fetch: checkedFetch,
     get nowMs() {
       return clock.nowMs
     },
@@ -82,7 +88,7 @@ export const startTestServer = async (
     },
     stepWall: (ms) => void (clock.nowMs += ms),
     nowSec: () => Math.floor(clock.nowMs / 1000),
-    client: (label) => new ApiClient(url, keyFromLabel(label), fetch as never, () => Math.floor(clock.nowMs / 1000)),
+    client: (label) => new ApiClient(url, keyFromLabel(label), checkedFetch as never, () => Math.floor(clock.nowMs / 1000)),
     funded: async (label, amountMicro = 1_000_000_000) => {
       const c = t.client(label)
       const reg = await c.register(label)
@@ -92,7 +98,7 @@ export const startTestServer = async (
       return c
     },
     admin: async (method, path, body) => {
-      const res = await fetch(`${url}${path}`, {
+      const res = await checkedFetch(`${url}${path}`, {
         method,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
         ...(body === undefined ? {} : { body: JSON.stringify(body) })

@@ -1,0 +1,542 @@
+// The API, declared once (issue 12): every route of the service and of the deposit
+// service with its parameters, body, responses and error codes, as `@effect/platform`
+// HttpApis. From this come the OpenAPI documents (src/api/openapi.ts), the docs page,
+// the typed client's wire types (src/client/types.ts, via wire.ts) and the checks that
+// the fast router serves exactly these routes and answers in these shapes
+// (test/api/declaration.test.ts, test/support/conformance.ts). The server itself stays on
+// its own router (src/api/http.ts): docs/decisions.md "The API declaration" has why.
+import { HttpApi, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import {
+  BindingRequest,
+  BuilderFeeRequest,
+  CancelAllRequest,
+  CancelRequest,
+  CreateEventRequest,
+  CreditRequest,
+  FeesRequest,
+  LpDelegateRequest,
+  LpSessionNewRequest,
+  LpStartRequest,
+  LpStopRequest,
+  MarketStatusRequest,
+  OrderRequest,
+  RegisterRequest,
+  SurfaceRequest,
+  WalletLinkRequest,
+  WithdrawRequest
+} from "../../domain/schemas.ts"
+import type { ErrorCode } from "../../domain/errors.ts"
+import { boolQuery, empty, Html, intQuery, type RouteSpec, toEndpoint } from "./endpoint.ts"
+import * as W from "./wire.ts"
+import { WS_FRAMES } from "./ws-frames.ts"
+
+const UserKey = Schema.String.pipe(Schema.pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)).annotations({ description: "base58 Ed25519 public key (32 bytes, not of small order)" })
+const EvmAddress = Schema.String.annotations({ description: "EVM address: 0x followed by 40 hex characters" })
+const MarketRef = Schema.String.annotations({ description: "market or event id, or slug" })
+const PAGE = { limit: Schema.optional(intQuery(1).annotations({ description: "default 50, at most 200" })), offset: Schema.optional(intQuery(0)) }
+
+/** Codes of the session-cookie check on a state change (src/api/context.ts requireSession). */
+const SESSION: ReadonlyArray<ErrorCode> = ["forbidden_origin", "unauthorized"]
+/** Codes of an order the engine rejects (src/usecase/place-order.ts rejection). */
+const ENGINE_REJECTIONS: ReadonlyArray<ErrorCode> = [
+  "not_found",
+  "would_cross",
+  "insufficient_balance",
+  "insufficient_shares",
+  "fok_unfilled",
+  "dust_order",
+  "market_halted",
+  "market_resolved",
+  "nonce_stale",
+  "unknown_builder",
+  "order_not_found",
+  "order_rejected"
+]
+/** Codes of a delegated LP session that cannot sign (src/usecase/place-order.ts assertSession, lp-bot.ts refusalError). */
+const LP_SESSION: ReadonlyArray<ErrorCode> = ["session_not_delegated", "user_mismatch", "session_revoked", "session_expired"]
+/** Codes of every operator route (src/api/context.ts requireAdmin). */
+const ADMIN: ReadonlyArray<ErrorCode> = ["unauthorized", "rate_limited"]
+/** Codes of every LP-bot route: the surface gate and its per-IP limit. */
+const LP: ReadonlyArray<ErrorCode> = ["lp_disabled", "rate_limited", "invalid_pubkey"]
+
+const session: ReadonlyArray<RouteSpec> = [
+  {
+    name: "register",
+    method: "POST",
+    path: "/v1/builders/register",
+    summary: "Register (idempotent); sets the session cookie, returns api_key",
+    body: RegisterRequest,
+    success: W.RegisterResponse,
+    errors: ["rate_limited", "invalid_shape", "stale_timestamp", "invalid_signature_format", "invalid_signature"]
+  }
+]
+
+const orders: ReadonlyArray<RouteSpec> = [
+  {
+    name: "place",
+    method: "POST",
+    path: "/v1/orders",
+    summary: "Place a signed order",
+    description: "200 with the order's fills; 202 `queued` with `queue_position` while trading is paused.",
+    body: OrderRequest,
+    auth: "cookie",
+    success: { 200: W.OrderResponse, 202: W.OrderResponse },
+    errors: ["rate_limited", "trading_disabled", ...SESSION, "invalid_order_shape", "invalid_pubkey", "session_user_mismatch", "invalid_signature_format", "invalid_signature", ...LP_SESSION, ...ENGINE_REJECTIONS]
+  },
+  {
+    name: "cancel",
+    method: "POST",
+    path: "/v1/orders/cancel",
+    summary: "Cancel one resting order",
+    body: CancelRequest,
+    auth: "cookie",
+    success: W.CancelResponse,
+    errors: ["rate_limited", ...SESSION, "invalid_shape", "order_not_found"]
+  },
+  {
+    name: "cancelAll",
+    method: "POST",
+    path: "/v1/orders/cancel-all",
+    summary: "Cancel every resting order of the session user",
+    body: CancelAllRequest,
+    auth: "cookie",
+    success: W.CancelAllResponse,
+    errors: ["rate_limited", ...SESSION, "invalid_shape", "not_found"]
+  },
+  {
+    name: "open",
+    method: "GET",
+    path: "/v1/orders/all/:user",
+    summary: "A user's resting orders",
+    pathParams: { user: UserKey },
+    success: W.OpenOrders,
+    errors: ["rate_limited", "invalid_pubkey"]
+  }
+]
+
+const markets: ReadonlyArray<RouteSpec> = [
+  {
+    name: "list",
+    method: "GET",
+    path: "/v1/markets",
+    summary: "List events",
+    query: {
+      status: Schema.optional(W.MarketStatus),
+      category: Schema.optional(Schema.String),
+      search: Schema.optional(Schema.String),
+      ends_before: Schema.optional(intQuery(0)),
+      ends_after: Schema.optional(intQuery(0)),
+      neg_risk: Schema.optional(boolQuery),
+      order: Schema.optional(Schema.Literal("volume", "expiry", "created_at")),
+      ascending: Schema.optional(boolQuery),
+      limit: Schema.optional(intQuery(0).annotations({ description: "default 500, at most 500" })),
+      offset: Schema.optional(intQuery(0))
+    },
+    success: W.MarketsPage,
+    errors: ["invalid_query", "invalid_order"]
+  },
+  {
+    name: "get",
+    method: "GET",
+    path: "/v1/markets/:id",
+    summary: "One event by event_id or slug",
+    pathParams: { id: MarketRef },
+    success: W.Market,
+    errors: ["not_found"]
+  },
+  {
+    name: "book",
+    method: "GET",
+    path: "/v1/markets/:id/book",
+    summary: "Book snapshot (YES terms); an unknown or unavailable book is an empty one, never a 5xx",
+    pathParams: { id: MarketRef },
+    success: W.BookSnapshot,
+    errors: []
+  },
+  {
+    name: "trades",
+    method: "GET",
+    path: "/v1/markets/:id/trades",
+    summary: "Recent trades, newest first",
+    pathParams: { id: MarketRef },
+    query: PAGE,
+    success: W.MarketTrades,
+    errors: ["invalid_query", "not_found"]
+  },
+  {
+    name: "candles",
+    method: "GET",
+    path: "/v1/markets/:id/candles",
+    summary: "YES-probability candles",
+    pathParams: { id: MarketRef },
+    query: { interval: Schema.optional(W.CandleInterval), from: Schema.optional(intQuery(0)), to: Schema.optional(intQuery(0)) },
+    success: W.Candles,
+    errors: ["invalid_interval", "invalid_query", "not_found"]
+  }
+]
+
+const userPath = { user: UserKey }
+
+const account: ReadonlyArray<RouteSpec> = [
+  { name: "balance", method: "GET", path: "/v1/balance/:user", summary: "Balance in micro-USDC", pathParams: userPath, success: W.Balance, errors: ["invalid_pubkey"] },
+  {
+    name: "position",
+    method: "GET",
+    path: "/v1/position/:market_id/:user",
+    summary: "One position (zero-shaped when none)",
+    pathParams: { market_id: MarketRef, user: UserKey },
+    success: W.Position,
+    errors: ["invalid_pubkey"]
+  },
+  { name: "positions", method: "GET", path: "/v1/positions/all/:user", summary: "All positions", pathParams: userPath, success: W.Positions, errors: ["invalid_pubkey"] },
+  {
+    name: "trades",
+    method: "GET",
+    path: "/v1/trades/all/:user",
+    summary: "Fills as maker or taker, newest first",
+    pathParams: userPath,
+    query: PAGE,
+    success: W.UserTrades,
+    errors: ["invalid_pubkey", "invalid_query"]
+  },
+  {
+    name: "deposits",
+    method: "GET",
+    path: "/v1/deposits/all/:user",
+    summary: "Deposits, newest first",
+    pathParams: userPath,
+    query: PAGE,
+    success: W.UserDeposits,
+    errors: ["invalid_pubkey", "invalid_query"]
+  },
+  {
+    name: "withdrawals",
+    method: "GET",
+    path: "/v1/withdrawals/all/:user",
+    summary: "Withdrawals, newest first",
+    pathParams: userPath,
+    query: PAGE,
+    success: W.UserWithdrawals,
+    errors: ["invalid_pubkey", "invalid_query"]
+  }
+]
+
+const wallet: ReadonlyArray<RouteSpec> = [
+  {
+    name: "withdraw",
+    method: "POST",
+    path: "/v1/withdraw-signed",
+    summary: "Withdraw to the linked wallet (signed; session cookie)",
+    body: WithdrawRequest,
+    auth: "cookie",
+    success: W.WithdrawResponse,
+    errors: [
+      "trading_disabled",
+      "rate_limited",
+      ...SESSION,
+      "invalid_shape",
+      "session_user_mismatch",
+      "invalid_amount",
+      "invalid_signature_format",
+      "invalid_signature",
+      "engine_rejected",
+      "engine_unreachable",
+      "engine_binding_disabled"
+    ]
+  },
+  {
+    name: "link",
+    method: "POST",
+    path: "/v1/wallet/link",
+    summary: "Link the user key to an EVM wallet (both keys sign)",
+    body: WalletLinkRequest,
+    success: W.WalletLink,
+    errors: ["invalid_shape", "invalid_address", "stale_timestamp", "invalid_signature_format", "invalid_signature", "wallet_already_linked", "wallet_taken"]
+  },
+  { name: "get", method: "GET", path: "/v1/wallet/:user", summary: "The user's linked wallet", pathParams: userPath, success: W.WalletLink, errors: ["invalid_pubkey", "not_found"] }
+]
+
+const fees: ReadonlyArray<RouteSpec> = [
+  { name: "fees", method: "GET", path: "/v1/fees", summary: "Default, per-category and per-market fees", success: W.Fees, errors: [] },
+  { name: "rewardsConfig", method: "GET", path: "/v1/rewards/config", summary: "Rewards configuration", success: W.RewardsConfig, errors: [] },
+  {
+    name: "rewardsMe",
+    method: "GET",
+    path: "/v1/rewards/me",
+    summary: "A maker's LP rewards: today's estimate, pending and paid days, totals",
+    query: { user: UserKey },
+    success: W.RewardsMe,
+    errors: ["invalid_pubkey"]
+  },
+  {
+    name: "rewardsWallet",
+    method: "GET",
+    path: "/v1/rewards/wallet/:wallet",
+    summary: "Same as /v1/rewards/me, by user key or linked 0x wallet",
+    pathParams: { wallet: Schema.String.annotations({ description: "user key, or a linked 0x wallet" }) },
+    success: W.RewardsMe,
+    errors: ["invalid_pubkey", "not_found"]
+  },
+  {
+    name: "leaderboard",
+    method: "GET",
+    path: "/v1/rewards/leaderboard",
+    summary: "Paid LP rewards ranked over the last days",
+    query: { days: Schema.optional(intQuery(1, 90)), limit: Schema.optional(intQuery(1, 200)) },
+    success: W.Leaderboard,
+    errors: ["invalid_query"]
+  }
+]
+
+const lpBot: ReadonlyArray<RouteSpec> = [
+  {
+    name: "sessionNew",
+    method: "POST",
+    path: "/v1/lp-bot/session/new",
+    summary: "A server-generated LP session key and the delegation message to sign",
+    body: LpSessionNewRequest,
+    auth: "cookie",
+    success: W.LpSessionNew,
+    errors: [...LP, "invalid_shape", ...SESSION, "user_mismatch", "scope_missing", "scope_forbidden", "expiry_out_of_range"]
+  },
+  {
+    name: "delegate",
+    method: "POST",
+    path: "/v1/lp-bot/delegate",
+    summary: "Delegate the session key (scope orders), signed by the user key",
+    body: LpDelegateRequest,
+    success: W.LpDelegated,
+    errors: [
+      ...LP,
+      "invalid_shape",
+      "scope_missing",
+      "scope_forbidden",
+      "invalid_signature_format",
+      "invalid_signature",
+      "session_already_delegated",
+      "nonce_stale",
+      "not_found",
+      ...LP_SESSION,
+      "expiry_out_of_range",
+      "db_error"
+    ]
+  },
+  {
+    name: "start",
+    method: "POST",
+    path: "/v1/lp-bot/start",
+    summary: "Start (or replace) the user's server-managed bot",
+    body: LpStartRequest,
+    auth: "cookie",
+    success: W.LpStartResponse,
+    errors: [...LP, "invalid_shape", ...SESSION, ...LP_SESSION, "not_found"]
+  },
+  {
+    name: "stop",
+    method: "POST",
+    path: "/v1/lp-bot/stop",
+    summary: "Stop the bot (cancels its orders); optionally revoke the session",
+    body: LpStopRequest,
+    auth: "cookie",
+    success: W.LpStopResponse,
+    errors: [...LP, "invalid_shape", ...SESSION, "user_mismatch"]
+  },
+  {
+    name: "status",
+    method: "GET",
+    path: "/v1/lp-bot/status",
+    summary: "The user's bot, its markets and sessions",
+    query: { user: UserKey },
+    success: W.LpStatus,
+    errors: LP
+  }
+]
+
+const feed: ReadonlyArray<RouteSpec> = [
+  {
+    name: "ws",
+    method: "GET",
+    path: "/v1/ws",
+    summary: "The WebSocket feed (SPEC §6): upgrade this request; a plain GET answers 426",
+    description:
+      "Send `Connection: Upgrade` and `Upgrade: websocket`. Client frames are JSON objects (subscribe, unsubscribe, ping); " +
+      "`x-websocket-frames` gives every client and server frame's shape and the close codes. No history is replayed: seed from REST.",
+    success: { 101: empty(101).annotations({ description: "Switching Protocols: the connection is now the WebSocket feed" }) },
+    errors: ["upgrade_required"],
+    extensions: { "x-websocket-frames": WS_FRAMES }
+  }
+]
+
+const admin = (name: string, path: `/${string}`, summary: string, body: Schema.Schema.Any | undefined, success: Schema.Schema.Any, errors: ReadonlyArray<ErrorCode>, pathParams?: Schema.Struct.Fields): RouteSpec => ({
+  name,
+  method: "POST",
+  path,
+  summary: `Operator: ${summary}`,
+  ...(body === undefined ? {} : { body }),
+  ...(pathParams === undefined ? {} : { pathParams }),
+  auth: "admin",
+  success,
+  errors: [...ADMIN, ...errors]
+})
+
+const operator: ReadonlyArray<RouteSpec> = [
+  admin("createEvent", "/v1/events", "create an event and its outcome markets", CreateEventRequest, W.Market, ["invalid_shape", "event_exists", "order_rejected"]),
+  admin("marketStatus", "/v1/admin/markets/:id/status", "halt, resume or resolve a market", MarketStatusRequest, W.MarketStatusChanged, ["invalid_shape", "not_found", "order_rejected", "market_resolved", "market_halted"], { id: MarketRef }),
+  admin("trading", "/v1/admin/trading", "open, close or pause trading", SurfaceRequest, W.TradingSurface, ["invalid_shape"]),
+  admin("lp", "/v1/admin/lp", "open or close the LP surface", SurfaceRequest, W.LpSurface, ["invalid_shape", "order_rejected"]),
+  admin("fees", "/v1/admin/fees", "taker fees and maker rebate", FeesRequest, W.FeesChanged, ["invalid_shape", "not_found", "order_rejected"]),
+  admin("builderFee", "/v1/admin/builders/:user", "a builder's fee_bps", BuilderFeeRequest, W.BuilderRecord, ["invalid_shape", "not_found", "order_rejected"], { user: UserKey }),
+  admin("engineBinding", "/v1/admin/engine-binding", "the withdraw path's engine binding (up, unreachable, disabled)", BindingRequest, W.EngineBinding, ["invalid_shape"]),
+  admin("credit", "/v1/admin/credit", "development credit (DEV_CREDIT)", CreditRequest, W.Credited, ["invalid_shape", "not_found", "order_rejected"]),
+  {
+    name: "chain",
+    method: "GET",
+    path: "/v1/admin/chain",
+    summary: "Operator: the chain guard — checkpoint, saved chain state, and why crediting and payouts halted",
+    auth: "admin",
+    success: W.ChainStatus,
+    errors: ADMIN
+  },
+  admin("chainResume", "/v1/admin/chain/resume", "after reconciling a chain halt, anchor again on the chain as it is and resume", undefined, W.ChainStatus, ["not_found"]),
+  {
+    name: "clock",
+    method: "GET",
+    path: "/v1/admin/clock",
+    summary: "Operator: wall, monotonic and journal clocks, and wall-clock steps detected",
+    auth: "admin",
+    success: W.ClockStatus,
+    errors: [...ADMIN, "not_found"]
+  }
+]
+
+const meta: ReadonlyArray<RouteSpec> = [
+  { name: "openapi", method: "GET", path: "/v1/openapi.json", summary: "This document", success: W.OpenApiDocument, errors: [] },
+  { name: "docs", method: "GET", path: "/v1/docs", summary: "Interactive API docs (Swagger UI, served offline)", success: Html, errors: [] },
+  { name: "health", method: "GET", path: "/v1/health", summary: "Liveness", success: W.Health, errors: [] }
+]
+
+/** The API's routes by tag, in the router's order. */
+export const API_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
+  session,
+  orders,
+  markets,
+  account,
+  wallet,
+  fees,
+  "lp-bot": lpBot,
+  feed,
+  operator,
+  meta
+}
+
+/** The deposit service's routes (SPEC §4 "Deposit service"). */
+export const DEPOSIT_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
+  deposit: [
+    {
+      name: "nativeAddress",
+      method: "GET",
+      path: "/v1/deposit/native-address/:user_address",
+      summary: "The deposit address of an EVM wallet (derived, registered for watching)",
+      pathParams: { user_address: EvmAddress },
+      success: W.DepositAddress,
+      errors: ["rate_limited", "invalid_address", "derivation_failed", "registration_failed"]
+    },
+    {
+      name: "progress",
+      method: "GET",
+      path: "/v1/deposit/progress/:user_address",
+      summary: "Deposit progress of an EVM wallet: { data: DepositProgress }",
+      pathParams: { user_address: EvmAddress },
+      success: W.DepositProgressResponse,
+      errors: ["invalid_pubkey"]
+    },
+    {
+      name: "bridgeAddress",
+      method: "GET",
+      path: "/v1/deposit/bridge-address/:pubkey",
+      summary: "Retired (410); EVM addresses get 400 invalid_pubkey",
+      pathParams: { pubkey: Schema.String },
+      success: {},
+      errors: ["invalid_pubkey", "retired"]
+    }
+  ],
+  meta: [{ name: "openapi", method: "GET", path: "/v1/openapi.json", summary: "This document", success: W.OpenApiDocument, errors: [] }]
+}
+
+export interface ApiInfo {
+  readonly title: string
+  readonly description: string
+}
+
+/**
+ * Effect renders `Schema.Unknown`/`Any` as `{ "$id": "/schemas/unknown", "title": "unknown" }`: the same
+ * `$id` on several subschemas makes the document invalid. "Any value" in JSON Schema is `{}`.
+ */
+const withoutPlaceholderIds = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutPlaceholderIds)
+  if (node === null || typeof node !== "object") return node
+  const out: Record<string, unknown> = {}
+  const placeholder = /^\/schemas\/(unknown|any)$/.test(String((node as Record<string, unknown>).$id))
+  for (const [k, v] of Object.entries(node)) {
+    if (placeholder && (k === "$id" || k === "title")) continue
+    out[k] = withoutPlaceholderIds(v)
+  }
+  return out
+}
+
+/**
+ * Fixes what the generator cannot be told: the error envelope replaces HttpApi's own decode
+ * error (this server answers 400s with SPEC §7's envelope), the security schemes, and a
+ * relative server (the document describes whichever host served it, behind TLS or not).
+ */
+const finish = (generated: Record<string, any>): Record<string, any> => {
+  const spec = withoutPlaceholderIds(generated) as Record<string, any>
+  for (const ops of Object.values(spec.paths as Record<string, Record<string, any>>)) {
+    for (const op of Object.values(ops)) {
+      for (const [status, res] of Object.entries(op.responses as Record<string, any>)) {
+        const schema = res.content?.["application/json"]?.schema
+        if (schema?.$ref === "#/components/schemas/HttpApiDecodeError") delete op.responses[status]
+        if (schema?.anyOf === undefined) continue
+        const kept = schema.anyOf.filter((s: any) => s.$ref !== "#/components/schemas/HttpApiDecodeError")
+        if (kept.length === 0) delete op.responses[status]
+        else res.content["application/json"].schema = kept.length === 1 ? kept[0] : { ...schema, anyOf: kept }
+        if (kept.length === 1 && res.description === "The request did not match the expected schema") res.description = kept[0].description ?? "Error"
+      }
+      if (op.security?.length === 0) delete op.security
+      if (op.parameters?.length === 0) delete op.parameters
+    }
+  }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components.schemas[name]
+  spec.components.securitySchemes = {
+    session: { type: "apiKey", in: "cookie", name: "service_oracle_session" },
+    operator: { type: "http", scheme: "bearer" }
+  }
+  delete spec.security
+  spec.servers = [{ url: "/" }]
+  return spec
+}
+
+const declare = <const Id extends string>(id: Id, info: ApiInfo, routes: Readonly<Record<string, ReadonlyArray<RouteSpec>>>) => {
+  let api: any = HttpApi.make(id)
+  for (const [tag, specs] of Object.entries(routes)) {
+    let group: any = HttpApiGroup.make(tag)
+    for (const spec of specs) group = group.add(toEndpoint(spec))
+    api = api.add(group)
+  }
+  return api.annotateContext(
+    OpenApi.annotations({ title: info.title, version: "1.0.0", description: info.description, transform: finish })
+  ) as HttpApi.HttpApi.Any
+}
+
+export const Api = declare(
+  "twinbook",
+  { title: "twinbook API", description: "Prediction-market order book (SPEC.md). Operator routes and fields marked as extensions go beyond SPEC." },
+  API_ROUTES
+)
+
+export const DepositApi = declare(
+  "twinbook-deposit",
+  { title: "twinbook deposit service", description: "Per-wallet deposit addresses and deposit progress (SPEC §4 \"Deposit service\")." },
+  DEPOSIT_ROUTES
+)

@@ -1,0 +1,78 @@
+// How one route is declared: path, typed path and query parameters, body, every
+// success response and every error code, turned into an `@effect/platform`
+// HttpApiEndpoint. Error codes are grouped by their status (src/domain/errors.ts) into
+// one envelope schema per status, so a code's status is never written twice.
+import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { codesWithStatus, ERROR_STATUS, type ErrorCode, errorEnvelope } from "../../domain/errors.ts"
+
+export type Auth = "cookie" | "admin"
+
+export interface RouteSpec {
+  /** Unique within its group. */
+  readonly name: string
+  readonly method: "GET" | "POST"
+  /** With `:param` segments, exactly as the router's. */
+  readonly path: `/${string}`
+  readonly summary: string
+  readonly description?: string
+  readonly pathParams?: Schema.Struct.Fields
+  readonly query?: Schema.Struct.Fields
+  readonly body?: Schema.Schema.Any
+  /** The 200 body, or responses by status (an HTML page, a 202, an upgrade's 101). */
+  readonly success: Schema.Schema.Any | Readonly<Record<number, Schema.Schema.Any>>
+  /** Every error code the route itself can answer (the common ones are added below). */
+  readonly errors: ReadonlyArray<ErrorCode>
+  readonly auth?: Auth
+  /** Vendor extensions of the OpenAPI operation (the WebSocket frames). */
+  readonly extensions?: Readonly<Record<string, unknown>>
+}
+
+/** Answered by any route: an unexpected failure. */
+const ANY_ROUTE: ReadonlyArray<ErrorCode> = ["internal_error"]
+/** Answered by any POST before its handler runs: the body's type, size and JSON (src/api/app.ts, node-server.ts). */
+const ANY_POST: ReadonlyArray<ErrorCode> = ["invalid_json", "unsupported_media_type", "payload_too_large"]
+
+/** The operationId the hand table used (`getV1MarketsIdBook`), kept so generated clients stay stable. */
+export const operationId = (method: string, path: string): string =>
+  `${method.toLowerCase()}${path.replace(/:(\w+)/g, "{$1}").replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase())}`
+
+/** Every error code a route answers with: its own and the common ones, without repeats. */
+export const routeErrorCodes = (spec: RouteSpec): ErrorCode[] => [...new Set([...spec.errors, ...(spec.method === "POST" ? ANY_POST : []), ...ANY_ROUTE])]
+
+const isSchema = (u: unknown): u is Schema.Schema.Any => Schema.isSchema(u)
+
+/** A query parameter carrying an integer in [min, max]: decoded from its string, documented as an integer. */
+export const intQuery = (min: number, max?: number) =>
+  Schema.NumberFromString.pipe(Schema.int(), max === undefined ? Schema.greaterThanOrEqualTo(min) : Schema.between(min, max)).annotations({
+    jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }) }
+  })
+
+/** A query flag: `true` or `false`. */
+export const boolQuery = Schema.Literal("true", "false")
+
+export const toEndpoint = (spec: RouteSpec): HttpApiEndpoint.HttpApiEndpoint.AnyWithProps => {
+  // The declaration is data for documents and checks, not a typed server: the builder's types are not needed.
+  let e: any = spec.method === "GET" ? HttpApiEndpoint.get(spec.name, spec.path) : HttpApiEndpoint.post(spec.name, spec.path)
+  if (spec.pathParams !== undefined) e = e.setPath(Schema.Struct(spec.pathParams))
+  if (spec.query !== undefined) e = e.setUrlParams(Schema.Struct(spec.query))
+  if (spec.body !== undefined) e = e.setPayload(spec.body)
+  const successes: Record<number, Schema.Schema.Any> = isSchema(spec.success) ? { 200: spec.success } : spec.success
+  for (const [status, schema] of Object.entries(successes)) e = e.addSuccess(schema, { status: Number(status) })
+  const codes = routeErrorCodes(spec)
+  for (const status of [...new Set(codes.map((c) => ERROR_STATUS[c]))].sort()) {
+    const [first, ...rest] = codesWithStatus(codes, status)
+    e = e.addError(errorEnvelope([first!, ...rest]).annotations({ description: `Error envelope (SPEC §7): ${[first, ...rest].join(", ")}` }), { status })
+  }
+  e = e.annotate(OpenApi.Identifier, operationId(spec.method, spec.path)).annotate(OpenApi.Summary, spec.summary)
+  if (spec.description !== undefined) e = e.annotate(OpenApi.Description, spec.description)
+  const security = spec.auth === "cookie" ? [{ session: [] }] : spec.auth === "admin" ? [{ operator: [] }] : undefined
+  if (security !== undefined || spec.extensions !== undefined) e = e.annotate(OpenApi.Override, { ...(security === undefined ? {} : { security }), ...spec.extensions })
+  return e
+}
+
+/** An HTML page's response (text/html). */
+export const Html = HttpApiSchema.Text({ contentType: "text/html" })
+
+/** A response with no body at `status` (the WebSocket upgrade's 101). */
+export const empty = (status: number) => HttpApiSchema.Empty(status)
