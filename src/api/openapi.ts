@@ -29,7 +29,10 @@ export const documentRoute = <C>(api: HttpApi.HttpApi.Any): Route<C> => {
 /** The docs page, rendered by @effect/platform's Swagger UI handler (once: about 2 MB with its inlined assets). */
 let docsPage: Promise<string> | undefined
 const renderDocsPage = async (): Promise<string> => {
-  const { handler, dispose } = HttpLayerRouter.toWebHandler(HttpApiSwagger.layerHttpLayerRouter({ api: Api, path: "/v1/docs" }))
+  const { handler, dispose } = HttpLayerRouter.toWebHandler(HttpApiSwagger.layerHttpLayerRouter({ api: Api, path: "/v1/docs" }), {
+    // Rendered once, in-process: Effect's per-request log line would reach the operator's console.
+    disableLogger: true
+  })
   try {
     return await (await handler(new Request("http://docs.local/v1/docs"))).text()
   } finally {
