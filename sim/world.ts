@@ -8,13 +8,12 @@
 // process, which the supervisor restarts.
 import type { Clock, Effect } from "effect"
 import type { AppConfig } from "../src/api/context.ts"
-import { RateLimiter } from "../src/usecase/rate-limit.ts"
 import { SimChain } from "../src/chain/sim.ts"
-import { PayoutWorker } from "../src/chain/payouts.ts"
-import { DepositWatcher } from "../src/chain/watcher.ts"
-import { ChainGuard, memoryCheckpointStore } from "../src/chain/guard.ts"
-import { makeDepositApp } from "../src/deposit/app.ts"
+import type { PayoutWorker } from "../src/chain/payouts.ts"
+import type { DepositWatcher } from "../src/chain/watcher.ts"
+import { type ChainGuard, memoryCheckpointStore } from "../src/chain/guard.ts"
 import { assembleCore, type Core } from "../src/runtime/boot.ts"
+import { buildChainParts } from "../src/runtime/chain-services.ts"
 import type { JournalRecord } from "../src/service/commands.ts"
 import { Exchange, type JournalSink } from "../src/service/exchange.ts"
 import { exchangeHash } from "../src/service/exchange-snapshot.ts"
@@ -221,18 +220,23 @@ export class World {
       if (durable === null) flush()
       else durable.journal.sync().then(flush, () => {})
     })
-    const rules = { token: this.chain.info.token.toLowerCase(), minMicro: 1_000_000, maxPerTxMicro: 100_000_000_000 }
-    const depositApp = makeDepositApp(
-      { exchange: x, chain: this.chain, limiter: new RateLimiter(this.monoMs), config: { minUsdgMicro: rules.minMicro, maxPerTxMicro: rules.maxPerTxMicro, corsOrigins: new Set() } },
-      onError
-    )
+    const { guard, depositApp, watcher, payouts } = buildChainParts(x, {
+      chain: this.chain,
+      confirmations: this.confirmations,
+      minUsdgMicro: 1_000_000,
+      maxPerTxMicro: 100_000_000_000,
+      corsOrigins: new Set(),
+      monoMs: this.monoMs,
+      checkpoint: this.chainCheckpoint,
+      onError,
+      // RPC faults are the scenario's: a pass that meets one ends early and the next retries.
+      onWatcherError: () => {}
+    })
     this.exchange = x
     this.core = core
-    const guard = new ChainGuard({ chain: this.chain, exchange: x, store: this.chainCheckpoint, confirmations: this.confirmations })
-    x.chainGuard = guard
     this.guard = guard
-    this.watcher = new DepositWatcher({ chain: this.chain, exchange: x, confirmations: this.confirmations, rules, onError: () => {}, guard })
-    this.payouts = new PayoutWorker({ chain: this.chain, exchange: x, guard })
+    this.watcher = watcher
+    this.payouts = payouts
     this.network.route("api", core.app)
     this.network.route("deposit", depositApp)
     for (const l of this.bootListeners) l(x)

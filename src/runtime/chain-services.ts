@@ -45,6 +45,49 @@ export interface ChainServices {
   poll(): Promise<void>
 }
 
+/** The chain side's parts around one exchange: built here for the live service and the simulator alike. */
+export interface ChainParts {
+  readonly guard: ChainGuard
+  /** The deposit service's routes (live: behind its own port; simulated: the in-process network's "deposit" host). */
+  readonly depositApp: ReturnType<typeof makeDepositApp>
+  readonly watcher: DepositWatcher
+  readonly payouts: PayoutWorker
+}
+
+export interface ChainPartsOptions {
+  readonly chain: Chain
+  readonly confirmations: number
+  readonly minUsdgMicro: number
+  readonly maxPerTxMicro: number
+  readonly corsOrigins: ReadonlySet<string>
+  /** The monotonic clock of the deposit service's rate limits. */
+  readonly monoMs: () => number
+  readonly checkpoint: CheckpointStore
+  /** The guard's halt and resume lines (none when absent). */
+  readonly log?: (line: string) => void
+  /** Errors of the deposit routes. */
+  readonly onError: (err: unknown) => void
+  /** Errors of the watcher's pass (its RPC failures end a pass early; the next one retries). */
+  readonly onWatcherError: (err: unknown) => void
+}
+
+/**
+ * Builds the guard, the deposit routes, the watcher and the payout worker, and sets the guard on
+ * the exchange (operational, not journaled: the operator route reads its status from there).
+ */
+export const buildChainParts = (exchange: Exchange, o: ChainPartsOptions): ChainParts => {
+  const rules = { token: o.chain.info.token.toLowerCase(), minMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro }
+  const guard = new ChainGuard({ chain: o.chain, exchange, store: o.checkpoint, confirmations: o.confirmations, ...(o.log === undefined ? {} : { log: o.log }) })
+  exchange.chainGuard = guard
+  const depositApp = makeDepositApp(
+    { exchange, chain: o.chain, limiter: new RateLimiter(o.monoMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
+    o.onError
+  )
+  const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError: o.onWatcherError, guard })
+  const payouts = new PayoutWorker({ chain: o.chain, exchange, guard })
+  return { guard, depositApp, watcher, payouts }
+}
+
 /**
  * The chain side as scoped resources: the guard (unset from the exchange last), the deposit service
  * (closed after the passes), and the chain worker (watcher pass, then payout pass) as a fiber on a
@@ -57,29 +100,23 @@ export const makeChainServices = (
   onError: (err: unknown) => void
 ): Effect.Effect<ChainServices, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const rules = { token: o.chain.info.token.toLowerCase(), minMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro }
-    const guard = new ChainGuard({
-      chain: o.chain,
-      exchange,
-      store: o.checkpoint ?? memoryCheckpointStore(),
-      confirmations: o.confirmations,
-      log: o.log ?? ((line) => console.error(line))
-    })
-    // Operational, not journaled: the operator route reads the guard's status through the exchange.
-    yield* Effect.acquireRelease(
-      Effect.sync(() => (exchange.chainGuard = guard)),
-      () => Effect.sync(() => void (exchange.chainGuard === guard ? (exchange.chainGuard = null) : undefined))
-    )
-    const app = makeDepositApp(
-      { exchange, chain: o.chain, limiter: new RateLimiter(o.monoMs ?? liveMonoClock.monoMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
-      onError
+    const { guard, depositApp, watcher, payouts } = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        buildChainParts(exchange, {
+          ...o,
+          monoMs: o.monoMs ?? liveMonoClock.monoMs,
+          checkpoint: o.checkpoint ?? memoryCheckpointStore(),
+          log: o.log ?? ((line) => console.error(line)),
+          onError,
+          onWatcherError: onError
+        })
+      ),
+      ({ guard }) => Effect.sync(() => void (exchange.chainGuard === guard ? (exchange.chainGuard = null) : undefined))
     )
     const deposit = yield* Effect.acquireRelease(
-      Effect.promise(() => listen({ app, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs: o.nowMs ?? (() => exchange.journalMs()), corsOrigins: o.corsOrigins })),
+      Effect.promise(() => listen({ app: depositApp, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs: o.nowMs ?? (() => exchange.journalMs()), corsOrigins: o.corsOrigins })),
       (d) => Effect.promise(() => d.close())
     )
-    const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError, guard })
-    const payouts = new PayoutWorker({ chain: o.chain, exchange, guard })
     // An RPC hiccup ends a pass early; the next one retries. Both passes run unless the scope is closing.
     const turn = yield* Effect.makeSemaphore(1)
     const open = yield* Ref.make(true)
