@@ -4,6 +4,7 @@ import { CancelAllRequest, CancelRequest, decodeBody, OrderRequest } from "../..
 import { openOrders } from "../../service/views.ts"
 import { type AppCtx, requireSession, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
+import { cancelAll, cancelOrder } from "../../usecase/cancel.ts"
 import { placeSignedOrder } from "../../usecase/place-order.ts"
 import { LIMITS } from "../../usecase/rate-limit.ts"
 
@@ -36,12 +37,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
       ctx.limiter.take(LIMITS.ipOrders, req.ip)
       const user = requireSession(ctx, req)
       const body = decodeCancel(parseJsonBody(req))
-      const { result, durable } = ctx.exchange.submit({ type: "cancel_order", user, orderId: body.order_id })
-      await durable
-      const first = result.events[0]
-      if (first?.type === "rejected") throw new ApiError("order_not_found", `no resting order ${body.order_id} owned by the session user`)
-      const remaining = first?.type === "order_cancelled" ? first.remaining : 0
-      return json(200, { order_id: body.order_id, cancelled: true, remaining })
+      return json(200, await cancelOrder(ctx, user, body.order_id))
     }
   },
   {
@@ -51,15 +47,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
       ctx.limiter.take(LIMITS.ipOrders, req.ip)
       const user = requireSession(ctx, req)
       const body = decodeCancelAll(parseJsonBody(req))
-      let marketId: string | undefined
-      if (body.market_id !== undefined) {
-        const found = ctx.exchange.catalog.market(body.market_id)
-        if (found === undefined) throw new ApiError("not_found", `no market ${body.market_id}`)
-        marketId = found.market.market_id
-      }
-      const { result, durable } = ctx.exchange.submit({ type: "cancel_all", user, ...(marketId === undefined ? {} : { marketId }) })
-      await durable
-      return json(200, { cancelled: result.events.filter((e) => e.type === "order_cancelled").length })
+      return json(200, await cancelAll(ctx, user, body.market_id))
     }
   },
   {
