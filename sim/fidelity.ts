@@ -45,11 +45,14 @@ export interface LatencyModel {
 }
 
 /**
- * The latency models each bot-run is backtested with. `bot` describes the server-managed bot
- * (decided before measuring): it is stepped once a second on the book as it stands, in
- * process, so it sees an event 0–1 s late (mean 0.5 s) and its orders land at once.
+ * The latency models each bot-run is backtested with. `tick` is the server-managed bot as it
+ * runs (src/lp/bot-runner.ts): stepped once a second, on whole seconds, on the book as it stands,
+ * in process, so its orders land at once. `bot` is the earlier approximation of it: each event
+ * seen after an exponential delay of mean 0.5 s, in order (so one long draw delays the events
+ * behind it too).
  */
 export const LATENCY_MODELS: ReadonlyArray<LatencyModel> = [
+  { name: "tick", feed: { baseMs: 0, jitterMs: 0, tickMs: 1000 }, entry: { baseMs: 0, jitterMs: 0 } },
   { name: "bot", feed: { baseMs: 0, jitterMs: 500 }, entry: { baseMs: 0, jitterMs: 0 } },
   { name: "zero", feed: { baseMs: 0, jitterMs: 0 }, entry: { baseMs: 0, jitterMs: 0 } },
   { name: "default", feed: DEFAULT_CONFIG.feedLatency, entry: DEFAULT_CONFIG.entryLatency }
@@ -66,7 +69,7 @@ export const QUEUE_MODELS: ReadonlyArray<BookModel> = ["flow", "adds", "risk-ave
  * The pair the medians are quoted for: the most complete data the tape has (its order flow,
  * since tape version 2; risk-averse on L2 before it) and the bot's own latency.
  */
-export const HEADLINE = { queue: "flow" as BookModel, latency: "bot" }
+export const HEADLINE = { queue: "flow" as BookModel, latency: "tick" }
 
 export interface Side {
   readonly fills: number

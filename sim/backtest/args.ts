@@ -52,6 +52,8 @@ models
   --queue-power N          prob model: P(cancel ahead) = front^N / (front^N + back^N) (default 3)
   --entry-latency-ms MS    order-entry latency base (default 50), --entry-jitter-ms MS exponential mean (default 20)
   --feed-latency-ms MS     market-data latency base (default 100), --feed-jitter-ms MS (default 50)
+  --tick-ms MS             step the strategy every MS on the book as it stands, as the server-managed bot
+                           (1000, on whole seconds; use with zero latencies), instead of on each event
   --levels N --depth N --churn PCT   synthetic depth: levels a side, top-level contracts, % of trades that redraw a level
   --rebate-bps N           maker rebate (default: the tape's, else the engine's 5), paid only out of taker fees
   --taker-fee-bps N        taker fee (default: the tape's, else the engine's 0)
@@ -70,7 +72,7 @@ output
 
 const VALUE_FLAGS = new Set([
   "--data", "--snapshots", "--orders", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
-  "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--levels", "--depth", "--churn",
+  "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--tick-ms", "--levels", "--depth", "--churn",
   "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec"
 ])
 const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h", "--book-move-fills"])
@@ -154,6 +156,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   num("--entry-jitter-ms", 0, 3_600_000, (v) => (config = { ...config, entryLatency: { ...config.entryLatency, jitterMs: v } }))
   num("--feed-latency-ms", 0, 3_600_000, (v) => (config = { ...config, feedLatency: { ...config.feedLatency, baseMs: v } }))
   num("--feed-jitter-ms", 0, 3_600_000, (v) => (config = { ...config, feedLatency: { ...config.feedLatency, jitterMs: v } }))
+  num("--tick-ms", 0, 3_600_000, (v) => (config = { ...config, feedLatency: { ...config.feedLatency, tickMs: v } }))
   num("--levels", 1, 50, (v) => (config = { ...config, bgLevels: v }))
   num("--depth", 1, 100_000_000, (v) => (config = { ...config, bgDepth: v }))
   num("--churn", 0, 100, (v) => (config = { ...config, bgChurnPct: v }))

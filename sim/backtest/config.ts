@@ -15,6 +15,13 @@ export const QUEUE_MODELS: ReadonlyArray<QueueModelName> = ["risk-averse", "prob
 export interface LatencySpec {
   readonly baseMs: number
   readonly jitterMs: number
+  /**
+   * Feed only: the strategy is stepped every tickMs on the book as it stands, as the
+   * server-managed bot is (src/lp/bot-runner.ts, ticked every second on whole seconds), so an
+   * event is seen at the first tick after it plus the latency above. 0 or absent: each event is
+   * seen on its own after the latency.
+   */
+  readonly tickMs?: number
 }
 
 export type StrategySource =

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import type { StrategyParams } from "../../src/lp/strategy.ts"
-import type { BacktestConfig } from "./config.ts"
+import type { BacktestConfig, LatencySpec } from "./config.ts"
 
 export interface InputFile {
   readonly path: string
@@ -39,7 +39,8 @@ export const inputFiles = (paths: ReadonlyArray<string>): InputFile[] =>
       : [digest(p)]
   )
 
-const ms = (l: { baseMs: number; jitterMs: number }): string => `${l.baseMs} ms + exponential jitter, mean ${l.jitterMs} ms`
+const ms = (l: LatencySpec): string =>
+  `${(l.tickMs ?? 0) > 0 ? `stepped every ${l.tickMs} ms on the book as it stands, then ` : ""}${l.baseMs} ms + exponential jitter, mean ${l.jitterMs} ms`
 
 /** Every setting of the run, the strategy's as the markets ran it. */
 export const settingsOf = (config: BacktestConfig, params: StrategyParams | undefined): Array<[string, string]> => {

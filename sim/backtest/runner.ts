@@ -121,6 +121,8 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const l3 = new OrderLevelBook(v, bg)
   const entryRng = new Rng(config.seed, "latency/entry")
   const feedRng = new Rng(config.seed, "latency/feed")
+  const tickMs = config.feedLatency.tickMs ?? 0
+  const ticked = new Set<MarketState>()
   const rewards = new RewardsLedger(config.rewards, Math.floor(d.tMs[0]! / 1000), markets)
   const lpAcct = v.lpAccount
 
@@ -315,7 +317,14 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
         ms.obsMid2 = feedMid2[j]!
         ms.obsNetYes = feedNetYes[j]!
         ms.obsPnlMicro = feedPnl[j]!
-        step(ms, best)
+        if (tickMs === 0) step(ms, best)
+        else {
+          // One step per market and tick, on the book as the tick finds it (the events it saw applied in order).
+          ticked.add(ms)
+          if (fp < fed && feedAt[fp] === best) continue
+          for (const t of ticked) step(t, best)
+          ticked.clear()
+        }
       } else if (kind === 3) {
         for (const ms of markets) if (ms.timerMs === best) step(ms, best)
       } else {
@@ -346,7 +355,9 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
       bg.snapshot(ms, d, d.levelStart[i]!, d.size[i]!)
     }
     remark(ms)
-    lastFeedAt = Math.max(lastFeedAt, t + latency(config.feedLatency, feedRng))
+    const seenAt = t + latency(config.feedLatency, feedRng)
+    // A tick sees what happened before it: an event at the tick's own instant waits for the next one.
+    lastFeedAt = Math.max(lastFeedAt, tickMs > 0 ? (Math.floor(seenAt / tickMs) + 1) * tickMs : seenAt)
     feedAt[i] = lastFeedAt
     feedMid2[i] = ms.bidTop >= 0 && ms.askTop >= 0 ? ms.bidTop + ms.askTop : -1
     // The mid path for markouts: each change of the mid after a data event.

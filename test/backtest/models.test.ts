@@ -166,6 +166,28 @@ describe("latency", () => {
     expect(firstFillMs(r.fills)).toBe(3000)
   })
 
+  it("a ticked strategy (the server-managed bot) sees the book only at the next whole tick", () => {
+    // A sell at 500 ms: with no latency our bid (quoted at the first event, t=0) is there; stepped
+    // once a second on whole seconds, it is placed at 1000 and the first fill is the sell at 2000.
+    const early = datasetFromRows("tick-early", [sell(500, 20), ...trades.slice(1)], book(0, 10))
+    expect(firstFillMs(runBacktest(early, BASE).report.fills)).toBe(500)
+    expect(firstFillMs(runBacktest(early, { ...BASE, feedLatency: { baseMs: 0, jitterMs: 0, tickMs: 1000 } }).report.fills)).toBe(2000)
+  })
+
+  it("a tick sees every event before it: many events within one second are not pushed to later ticks", () => {
+    // Re-quoted every second. Book events every 100 ms from 1100 to 1900; only the last moves the
+    // mid (to 6000). The tick at 2000 must see it and bid 5900, which the sell at 2500 fills.
+    const requoting: BacktestConfig = { ...BASE, strategy: { kind: "spec", spec: { ...SPEC, rebalance_interval_secs: 1, vol_widen_pct: 0 }, params: { ...PARAMS, rebalanceIntervalSec: 1 } } }
+    const at = (tMs: number, bidBps: number): LevelRow[] => [
+      { tsMs: T0 + tMs, marketId: M, side: "bid", priceBps: bidBps, size: 10 },
+      { tsMs: T0 + tMs, marketId: M, side: "ask", priceBps: bidBps + 200, size: 100 }
+    ]
+    const levels = [...book(0, 10), ...Array.from({ length: 8 }, (_, i) => at(1100 + i * 100, 4900 + (i % 2) * 10)).flat(), ...at(1900, 5900)]
+    const moved = datasetFromRows("tick-many", [{ tsMs: T0 + 2500, marketId: M, priceBps: 5900, size: 20, takerSide: "sell" }], levels)
+    const r = runBacktest(moved, { ...requoting, feedLatency: { baseMs: 0, jitterMs: 0, tickMs: 1000 } }).report
+    expect(r.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[2500, 5900, 10]])
+  })
+
   it("jitter is seeded: same seed, same fills; each latency only ever delays", () => {
     const c: BacktestConfig = { ...BASE, entryLatency: { baseMs: 200, jitterMs: 1500 }, feedLatency: { baseMs: 100, jitterMs: 1500 } }
     const a = runBacktest(data, c).report

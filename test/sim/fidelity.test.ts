@@ -9,7 +9,7 @@ import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, 
 
 const run = (seed: number, realised: [number, number, number, number], backtest: [number, number, number, number]): BotRun => ({
   seed, agent: "lp_bot-0-0", tape: "x", tapeTrades: 1, tapeSnapshots: 1, rewardDays: [1],
-  replay: { queue: "flow", latency: "bot", fills: realised[0], filledContracts: realised[1] * 0.5, rewardsMicro: realised[2], tradingPnlMicro: realised[3] + 1_000_000, fillsFromBookMoves: 0, queueDecreasesAtOurLevel: 0 },
+  replay: { queue: "flow", latency: "tick", fills: realised[0], filledContracts: realised[1] * 0.5, rewardsMicro: realised[2], tradingPnlMicro: realised[3] + 1_000_000, fillsFromBookMoves: 0, queueDecreasesAtOurLevel: 0 },
   realised: { fills: realised[0], filledContracts: realised[1], rewardsMicro: realised[2], tradingPnlMicro: realised[3] },
   backtests: QUEUE_MODELS.flatMap((queue) =>
     LATENCY_MODELS.map((l): ModelResult => {
