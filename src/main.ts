@@ -11,30 +11,61 @@ import { inlineVerifier, workerVerifier } from "./auth/verifier.ts"
 import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
 import { makeService } from "./runtime/boot.ts"
 import { ANVIL_KEYS } from "./chain/anvil.ts"
+import { makeDevFaucet } from "./chain/faucet.ts"
+import { faucetRefusal } from "./usecase/faucet.ts"
 import { ensureBuilt } from "../web/build.ts"
 import { startWebServer } from "../web/server.ts"
 import { describeRecovery } from "./store/durable.ts"
+import { batchedSink, makeLogger } from "./ops/log.ts"
+import { DATA_DIR_IN_USE_EXIT, dataDirLock } from "./store/data-dir-lock.ts"
 
-/** The server's session secret lives in DATA_DIR so cookies survive restarts. */
-const loadOrCreateSecret = (dataDir: string): Uint8Array => {
+/**
+ * A secret kept in DATA_DIR (hex, mode 0600), generated on first start: the session secret (so
+ * cookies survive restarts) and the operator token when ADMIN_TOKEN is unset.
+ */
+const loadOrCreateSecret = (dataDir: string, name: string, bytes: number): { hex: string; path: string; created: boolean } => {
   mkdirSync(dataDir, { recursive: true })
-  const path = join(dataDir, "session-secret")
-  if (existsSync(path)) return Buffer.from(readFileSync(path, "utf8").trim(), "hex")
-  const secret = randomBytes(32) // live-only: a fresh server secret on first start
-  // Durable before first use: cookies and api_keys issued with it must survive a crash.
+  const path = join(dataDir, name)
+  if (existsSync(path)) return { hex: readFileSync(path, "utf8").trim(), path, created: false }
+  const secret = randomBytes(bytes).toString("hex") // live-only: a fresh secret on first start
+  // Durable before first use: cookies, api_keys and the operator token issued with it must survive a crash.
   const tmp = `${path}.tmp`
-  writeFileSync(tmp, secret.toString("hex"), { mode: 0o600 })
+  writeFileSync(tmp, secret, { mode: 0o600 })
   const fd = openSync(tmp, "r")
   fsyncSync(fd)
   closeSync(fd)
   renameSync(tmp, path)
-  return secret
+  return { hex: secret, path, created: true }
+}
+
+/**
+ * The bound on a stop: from the first SIGTERM/SIGINT, the drain and every release after it have
+ * `timeoutSec` seconds; past that the process exits DRAIN_TIMEOUT_EXIT naming the step it was
+ * waiting for (the embedded Anvil is still stopped by its exit hook and watchdog).
+ */
+const DRAIN_TIMEOUT_EXIT = 124
+const armStopDeadline = (timeoutSec: number, waitingFor: () => string): void => {
+  const arm = (): void => {
+    process.removeListener("SIGTERM", arm)
+    process.removeListener("SIGINT", arm)
+    setTimeout(() => {
+      console.error(`twinbook: stop timed out after ${timeoutSec} s (DRAIN_TIMEOUT_SEC), still waiting for ${waitingFor()}; exiting ${DRAIN_TIMEOUT_EXIT}`)
+      process.exit(DRAIN_TIMEOUT_EXIT)
+    }, timeoutSec * 1000).unref()
+  }
+  process.once("SIGTERM", arm)
+  process.once("SIGINT", arm)
 }
 
 const program = Effect.gen(function* () {
   const port = yield* Config.integer("PORT").pipe(Config.withDefault(8080))
   const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
   const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./data"))
+  const drainTimeoutSec = yield* Config.integer("DRAIN_TIMEOUT_SEC").pipe(Config.withDefault(30))
+  let stopStep: () => string = () => "the web app to close"
+  armStopDeadline(drainTimeoutSec, () => stopStep())
+  // First of all: one service per DATA_DIR (released last, after the chain has saved its state there).
+  yield* dataDirLock(dataDir)
   const adminTokenOpt = yield* Config.option(Config.redacted("ADMIN_TOKEN"))
   const corsOrigins = yield* Config.string("CORS_ORIGINS").pipe(Config.withDefault("http://localhost:3000,http://127.0.0.1:3000"))
   const devCredit = yield* Config.boolean("DEV_CREDIT").pipe(Config.withDefault(true))
@@ -58,6 +89,11 @@ const program = Effect.gen(function* () {
   const webPort = yield* Config.integer("WEB_PORT").pipe(Config.withDefault(3000))
   // WEB=false runs the service without the web app (tests that restart the process many times).
   const webEnabled = yield* Config.boolean("WEB").pipe(Config.withDefault(true))
+  // Logs on stderr, JSON unless stderr is a terminal; /metrics behind the operator token unless public (docs/metrics.md).
+  const logLevel = yield* Config.literal("debug", "info", "warn", "error")("LOG_LEVEL").pipe(Config.withDefault("info" as const))
+  const logFormat = yield* Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault(process.stderr.isTTY ? ("pretty" as const) : ("json" as const)))
+  const metricsPublic = yield* Config.boolean("METRICS_PUBLIC").pipe(Config.withDefault(false))
+  const readyMaxLagBlocks = yield* Config.integer("READY_MAX_LAG_BLOCKS").pipe(Config.withDefault(20))
   // The embedded chain keeps its state in DATA_DIR, so balances and deposit addresses survive restarts.
   const chainConfig = yield* liveChainConfigFromEnv
   const chain =
@@ -68,18 +104,27 @@ const program = Effect.gen(function* () {
             ? { ...chainConfig, anvilStatePath: join(dataDir, "anvil-state.json") }
             : chainConfig
         )
+  if (chain !== null) yield* Effect.addFinalizer(() => Effect.sync(() => void (stopStep = () => "the chain to stop (the embedded chain saves its state, then Anvil stops)")))
   const clock = yield* Effect.clock
+  const logSink = batchedSink((text) => void process.stderr.write(text))
+  process.once("exit", logSink.flush) // lines of the last turn still go out on any exit
+  const logger = makeLogger({ level: logLevel, format: logFormat, nowMs: () => clock.unsafeCurrentTimeMillis(), write: logSink.write }) // live-only: a log line's own wall time
+  // The development faucet (src/usecase/faucet.ts): built only for the embedded chain with DEV_CREDIT on.
+  const faucetRefused = faucetRefusal(devCredit, chain === null ? "off" : chainConfig.rpcUrl === undefined ? "embedded" : "external")
+  const faucet =
+    faucetRefused !== null || chain === null
+      ? { refused: faucetRefused ?? "no chain" }
+      : { faucet: makeDevFaucet({ rpcUrl: chain.rpcUrl, chainId: chain.info.chainId, operatorKey: chainConfig.operatorKey ?? ANVIL_KEYS[0], token: chain.info.token }) }
 
-  const generated = Option.isNone(adminTokenOpt)
-  const adminToken = Option.match(adminTokenOpt, {
-    onNone: () => randomBytes(24).toString("hex"), // live-only: a one-off operator token for development
-    onSome: Redacted.value
-  })
-  const secret = loadOrCreateSecret(dataDir)
+  // Unset ADMIN_TOKEN: generated once and kept in DATA_DIR, like the session secret.
+  const keptToken = Option.isNone(adminTokenOpt) ? loadOrCreateSecret(dataDir, "admin-token", 24) : null
+  const adminToken = Option.match(adminTokenOpt, { onNone: () => keptToken!.hex, onSome: Redacted.value })
+  const secret = Buffer.from(loadOrCreateSecret(dataDir, "session-secret", 32).hex, "hex")
 
   // Released last, after everything the service acquired (its Scope closes in reverse order).
   yield* Effect.addFinalizer(() => Console.log("twinbook stopped"))
   const service = yield* makeService({
+    onStopStep: (waitingFor) => void (stopStep = waitingFor),
     host,
     port,
     nowMs: () => clock.unsafeCurrentTimeMillis(), // live-only: the wall clock enters here; the exchange stamps commands with it (docs/time.md)
@@ -102,6 +147,7 @@ const program = Effect.gen(function* () {
           }
         }),
     verifier: verifyWorkers > 0 ? workerVerifier(verifyWorkers) : inlineVerifier(),
+    faucet,
     config: {
       adminToken,
       corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),
@@ -110,8 +156,9 @@ const program = Effect.gen(function* () {
       rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
       limits
     },
-    log: (event) => console.error(JSON.stringify({ ts_ms: clock.unsafeCurrentTimeMillis(), level: "warn", ...event })), // live-only: a log line's own wall time
-    onError: (err, where) => console.error(where === undefined ? "internal error:" : `internal error in ${where.method} ${where.route} (request ${where.requestId}):`, err)
+    // Security events, internal errors, requests and notable events all go through the logger.
+    logger,
+    ops: { metricsPublic, maxLagBlocks: readyMaxLagBlocks }
   })
   yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
   yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
@@ -165,8 +212,15 @@ const program = Effect.gen(function* () {
     if (h.discardedRows > 0) yield* Console.log(`history store     dropped ${h.discardedRows} rows past its projected seq (an interrupted write); re-projected from the journal`)
     if (h.rebuilt !== null) yield* Console.log(`history store     rebuilt from the journal: ${h.rebuilt}`)
   }
-  if (generated) yield* Console.log(`operator token    ${adminToken}  (generated; set ADMIN_TOKEN to choose one)`)
+  // Printed once, when generated; later starts say where it is kept.
+  if (keptToken?.created === true) yield* Console.log(`operator token    ${adminToken}  (generated and kept in ${keptToken.path}; set ADMIN_TOKEN to choose one)`)
+  else if (keptToken !== null) yield* Console.log(`operator token    kept in ${keptToken.path}  (set ADMIN_TOKEN to choose one)`)
   return yield* Effect.never
 })
 
-NodeRuntime.runMain(Effect.scoped(program))
+NodeRuntime.runMain(
+  Effect.scoped(program).pipe(
+    // Another service holds DATA_DIR: one line naming it and its PID, and a distinct exit code.
+    Effect.catchTag("DataDirInUse", (e) => Console.error(`twinbook: ${e.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(DATA_DIR_IN_USE_EXIT)))))
+  )
+)

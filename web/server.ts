@@ -5,11 +5,9 @@
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { extname, join, normalize, resolve, sep } from "node:path"
-import { createPublicClient, createWalletClient, http, type Hex } from "viem"
-import { privateKeyToAccount } from "viem/accounts"
+import type { Hex } from "viem"
 import { type Address, normalizeAddress } from "../src/chain/chain.ts"
-import { usdgAbi } from "../src/chain/contracts.ts"
-import { depositChain } from "../src/chain/deploy.ts"
+import { makeDevFaucet } from "../src/chain/faucet.ts"
 import { DEFAULT_DIST } from "./paths.ts"
 
 
@@ -62,38 +60,11 @@ const TYPES: Readonly<Record<string, string>> = {
   ".map": "application/json; charset=utf-8"
 }
 
-const GAS_WEI = 10n ** 18n // 1 ETH of test gas, so the browser wallet can send its transfer
-
-/** Mints test USDG (and gas when low) to `wallet` with the operator key; one at a time. */
+/** The shared development faucet (src/chain/faucet.ts) at this server's fixed amount per click. */
 const makeFaucet = (o: FaucetOptions) => {
-  const chain = depositChain(o.rpcUrl, o.chainId)
-  const transport = http(o.rpcUrl)
-  const pub = createPublicClient({ chain, transport, cacheTime: 0 })
-  const wallet = createWalletClient({ chain, transport, account: privateKeyToAccount(o.operatorKey), cacheTime: 0 })
+  const mint = makeDevFaucet(o)
   const amount = BigInt(o.amountMicro ?? 100_000_000)
-  let queue: Promise<unknown> = Promise.resolve()
-  return (to: Address): Promise<{ tx: Hex; amount_micro: number }> => {
-    const run = queue.then(async () => {
-      if ((await pub.getBalance({ address: to })) < GAS_WEI / 10n) {
-        await pub.request({ method: "anvil_setBalance" as never, params: [to, `0x${GAS_WEI.toString(16)}`] as never })
-      }
-      // The operator also sends sweeps and payouts; a nonce taken meanwhile is retried once.
-      let lastErr: unknown
-      for (let attempt = 0; attempt < 3; attempt++) {
-        try {
-          const tx = await wallet.writeContract({ address: o.token, abi: usdgAbi, functionName: "mint", args: [to, amount] })
-          const r = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100 })
-          if (r.status !== "success") throw new Error(`faucet mint ${tx} reverted`)
-          return { tx, amount_micro: Number(amount) }
-        } catch (err) {
-          lastErr = err
-        }
-      }
-      throw lastErr
-    })
-    queue = run.catch(() => undefined)
-    return run
-  }
+  return async (to: Address): Promise<{ tx: Hex; amount_micro: number }> => ({ tx: (await mint(to, amount)).txHash, amount_micro: Number(amount) })
 }
 
 const readBody = (req: IncomingMessage, max = 4096): Promise<string> =>

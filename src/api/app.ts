@@ -6,8 +6,10 @@ import type { AppCtx } from "./context.ts"
 import { corsHeaders, preflight } from "./cors.ts"
 import { errorResponse, type HttpRequest, type HttpResponse, isJsonContentType, json, Router } from "./http.ts"
 import { metaRoutes } from "./openapi.ts"
+import { opsRoutes } from "../ops/routes.ts"
 import { accountRoutes } from "./routes/account.ts"
 import { adminRoutes } from "./routes/admin.ts"
+import { devRoutes } from "./routes/dev.ts"
 import { feeRoutes } from "./routes/fees.ts"
 import { lpBotRoutes } from "./routes/lp-bot.ts"
 import { marketRoutes } from "./routes/markets.ts"
@@ -20,7 +22,7 @@ import { withdrawRoutes } from "./routes/withdraw.ts"
 export type App = (req: HttpRequest) => Promise<HttpResponse>
 
 export const makeRouter = (): Router<AppCtx> =>
-  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...rewardsRoutes, ...lpBotRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes)
+  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...rewardsRoutes, ...lpBotRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes, ...devRoutes, ...opsRoutes)
 
 /** Where an unexpected error happened: logged with it, so a 500 can be traced from the client's request id. */
 export interface ErrorContext {
@@ -32,6 +34,23 @@ export interface ErrorContext {
 
 export type OnError = (err: unknown, where?: ErrorContext) => void
 
+/** What the request hook is told once a response is ready (src/ops/requests.ts: one histogram observe, one log line). */
+export interface RequestDone {
+  /** The route's template, `(none)` when no route matched, `(preflight)` for OPTIONS. */
+  readonly route: string
+  readonly params: Readonly<Record<string, string>>
+  readonly status: number
+  /** The envelope's code when the answer is an error. */
+  readonly errorCode: string | null
+  readonly durationMs: number
+}
+
+/** Times each request on `monoMs` and reports it; absent in the simulator, which then reads no clock here. */
+export interface RequestObserver {
+  readonly monoMs: () => number
+  done(req: HttpRequest, r: RequestDone): void
+}
+
 /**
  * Serves a router as an App: CORS preflight and headers from the Origin allow-list,
  * JSON 404/405 (with Allow), 415 for a POST that is not `application/json` (a
@@ -39,29 +58,42 @@ export type OnError = (err: unknown, where?: ErrorContext) => void
  * mapped to the envelope once, HEAD without a body. Shared by the API and the
  * deposit service.
  */
-export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlySet<string>, onError: OnError): App => {
+export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlySet<string>, onError: OnError, observe?: RequestObserver): App => {
   // A counter, not randomness: the simulator runs this app too and must stay deterministic.
   let requests = 0
+  const NO_PARAMS: Readonly<Record<string, string>> = {}
   return async (req) => {
-    if (req.method === "OPTIONS") return preflight(req, corsOrigins)
+    const t0 = observe?.monoMs() ?? 0
+    if (req.method === "OPTIONS") {
+      const out = preflight(req, corsOrigins)
+      observe?.done(req, { route: "(preflight)", params: NO_PARAMS, status: out.status, errorCode: null, durationMs: observe.monoMs() - t0 })
+      return out
+    }
     let res: HttpResponse
     let route = "(none)"
+    let params = NO_PARAMS
+    let errorCode: string | null = null
     try {
       const found = router.match(req.method, req.path)
       if (found === null) throw new ApiError("not_found", `no route ${req.method} ${req.path}`)
       if (found === "method_not_allowed") {
+        errorCode = "method_not_allowed"
         res = errorResponse(new ApiError("method_not_allowed", `${req.method} is not allowed on ${req.path}`))
         res.headers.allow = router.methodsFor(req.path).join(", ")
       } else {
         route = found.route.path
+        params = found.params
         if (found.route.method === "POST" && !isJsonContentType(req.headers["content-type"])) {
           throw new ApiError("unsupported_media_type", "POST bodies must be sent with Content-Type: application/json")
         }
         res = await found.route.handler(ctx, req, found.params)
       }
     } catch (err) {
-      if (err instanceof ApiError) res = errorResponse(err)
-      else {
+      if (err instanceof ApiError) {
+        errorCode = err.code
+        res = errorResponse(err)
+      } else {
+        errorCode = "internal_error"
         const requestId = `r${++requests}`
         onError(err, { requestId, method: req.method, route })
         res = json(500, { error: "internal_error", detail: `unexpected server error (request ${requestId})` }, { "x-request-id": requestId })
@@ -73,9 +105,10 @@ export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlyS
       res.headers["content-length"] = String(Buffer.byteLength(res.body))
       res.body = ""
     }
+    observe?.done(req, { route, params, status: res.status, errorCode, durationMs: observe.monoMs() - t0 })
     return res
   }
 }
 
-export const makeApp = (ctx: AppCtx, onError: OnError = () => {}): App =>
-  serveRouter(makeRouter(), ctx, ctx.config.corsOrigins, onError)
+export const makeApp = (ctx: AppCtx, onError: OnError = () => {}, observe?: RequestObserver): App =>
+  serveRouter(makeRouter(), ctx, ctx.config.corsOrigins, onError, observe)

@@ -7,6 +7,7 @@ import type { ClockWatch } from "../time/clock.ts"
 import type { EdgeCache } from "./cache.ts"
 import type { HttpRequest } from "./http.ts"
 import type { RewardsConfig, UseCaseCtx } from "../usecase/context.ts"
+import type { FaucetAccess } from "../usecase/faucet.ts"
 import { LIMITS } from "../usecase/rate-limit.ts"
 
 // Defined below the routes (the LP bot and the use cases need them too); re-exported for the routes.
@@ -57,6 +58,8 @@ export interface AppCtx extends UseCaseCtx {
   readonly cache: EdgeCache
   /** Notable security events (refused operator tokens, limits hit), one object each; never given a secret. */
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
+  /** The development faucet, or why there is none (src/usecase/faucet.ts); absent: none. */
+  readonly faucet?: FaucetAccess
 }
 
 /**

@@ -29,8 +29,20 @@ export interface RunningServer {
   readonly port: number
   readonly url: string
   readonly wsUrl: string
+  /**
+   * The first step of a stop (SIGTERM): stops accepting connections, closes idle keep-alive ones,
+   * tells WebSocket clients (1001 "going away"), and resolves once every request in flight has been
+   * answered — each with `connection: close` — and the sockets are closed (those that ignore the
+   * close frame are cut after WS_CLOSE_GRACE_MS). Idempotent.
+   */
+  drain(): Promise<void>
+  /** Requests read but not yet answered, and WebSocket clients still open (what a drain waits for). */
+  pending(): { readonly requests: number; readonly sockets: number }
   close(): Promise<void>
 }
+
+/** How long a WebSocket client may take to answer the close frame of a drain before its socket is cut. */
+const WS_CLOSE_GRACE_MS = 1_000
 
 const toRequest = (req: IncomingMessage, body: string): HttpRequest => {
   const raw = req.url ?? "/"
@@ -49,6 +61,8 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
   const write = (res: ServerResponse, out: HttpResponse): void => {
     // An explicit length avoids chunked encoding: one write, cheaper framing. HEAD keeps the GET length.
     out.headers["content-length"] ??= String(Buffer.byteLength(out.body))
+    // Draining: the answer goes out, then the connection closes (the client reconnects elsewhere).
+    if (draining) out.headers["connection"] = "close"
     res.writeHead(out.status, out.headers)
     res.end(out.body)
   }
@@ -59,7 +73,16 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
     write(res, out)
     req.destroy()
   }
+  let draining = false
+  let inFlight = 0
+  let onSettled: (() => void) | null = null
   const server = createServer((req, res) => {
+    inFlight++
+    // "close" follows the last byte of the answer, or a connection lost first: no longer in flight.
+    res.once("close", () => {
+      inFlight--
+      onSettled?.()
+    })
     if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return tooLarge(req, res)
     const chunks: Buffer[] = []
     let size = 0
@@ -96,6 +119,7 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
   server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0]
     const hub = opts.hub
+    if (draining) return void socket.destroy() // stopping: no new feed clients
     if (path !== "/v1/ws" || hub === null) {
       socket.end("HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\n\r\n{\"error\":\"not_found\"}")
       return
@@ -120,6 +144,7 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
     })
   })
 
+  let drained: Promise<void> | null = null
   return new Promise((resolve, reject) => {
     server.once("error", reject)
     server.listen(opts.port, opts.host, () => {
@@ -130,6 +155,27 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
         port,
         url: `http://${host}:${port}`,
         wsUrl: `ws://${host}:${port}/v1/ws`,
+        drain: () => {
+          drained ??= new Promise<void>((done) => {
+            draining = true
+            server.close() // no new connections; idle keep-alive ones close now (node ≥ 19)
+            server.closeIdleConnections()
+            for (const client of wss.clients) client.close(1001, "server shutting down")
+            const cut = setTimeout(() => {
+              for (const client of wss.clients) client.terminate()
+            }, WS_CLOSE_GRACE_MS)
+            onSettled = () => {
+              if (inFlight > 0 || wss.clients.size > 0) return
+              clearTimeout(cut)
+              onSettled = null
+              done()
+            }
+            for (const client of wss.clients) client.once("close", () => onSettled?.())
+            onSettled()
+          })
+          return drained
+        },
+        pending: () => ({ requests: inFlight, sockets: wss.clients.size }),
         close: () =>
           new Promise<void>((done) => {
             for (const client of wss.clients) client.terminate()

@@ -57,6 +57,5 @@ export const metaRoutes: ReadonlyArray<Route<AppCtx>> = [
           docsPage = undefined
           throw err
         })) })
-  },
-  { method: "GET", path: "/v1/health", handler: (ctx) => json(200, { ok: true, seq: ctx.exchange.lastSeq }) }
+  }
 ]

@@ -224,7 +224,7 @@ export const startAnvil = async (options: AnvilOptions = {}): Promise<Anvil> => 
     const port = options.port ?? (await freePort())
     const result = await startOnce(bin, port, chainId, options)
     if ("rpcUrl" in result) return result
-    lastFailure = result.failed
+    lastFailure = result.portInUse && options.port !== undefined ? `port ${port} on 127.0.0.1 is already in use by another process` : result.failed
     if (!result.portInUse) break
   }
   throw new Error(`anvil failed to start: ${lastFailure}`)

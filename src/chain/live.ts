@@ -258,8 +258,9 @@ export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain,
         ...(statePath !== undefined ? { pidFile: `${statePath}.pid` } : {}),
         args: [...(config.anvil?.args ?? []), ...(statePath !== undefined && existsSync(statePath) ? ["--load-state", statePath] : [])]
       }
+      const pinned = config.anvil?.port
       const anvil = yield* Effect.acquireRelease(
-        attempt("embedded anvil", () => startAnvil(anvilOptions)),
+        attempt(pinned === undefined ? "embedded anvil" : `embedded anvil on CHAIN_PORT ${pinned}`, () => startAnvil(anvilOptions)),
         (a) =>
           Effect.promise(async () => {
             try {
@@ -361,7 +362,8 @@ const operatorKeyConfig: Config.Config<Option.Option<Hex>> = Config.option(
 /**
  * From the environment: CHAIN_RPC_URL (absent: embedded Anvil), CHAIN_OPERATOR_KEY (0x + 64 hex;
  * required with CHAIN_RPC_URL), CHAIN_TOKEN_ADDRESS / CHAIN_VAULT_ADDRESS / CHAIN_FACTORY_ADDRESS
- * (all or none; none: deploy at start-up), CHAIN_ANVIL_STATE (the embedded chain's state file).
+ * (all or none; none: deploy at start-up), CHAIN_ANVIL_STATE (the embedded chain's state file),
+ * CHAIN_PORT (the embedded chain's RPC port on 127.0.0.1; absent: any free port).
  */
 export const liveChainConfigFromEnv: Config.Config<LiveChainConfig> = Config.all({
   rpcUrl: Config.option(Config.string("CHAIN_RPC_URL")),
@@ -369,9 +371,16 @@ export const liveChainConfigFromEnv: Config.Config<LiveChainConfig> = Config.all
   token: addressConfig("CHAIN_TOKEN_ADDRESS"),
   vault: addressConfig("CHAIN_VAULT_ADDRESS"),
   factory: addressConfig("CHAIN_FACTORY_ADDRESS"),
-  anvilStatePath: Config.option(Config.string("CHAIN_ANVIL_STATE"))
+  anvilStatePath: Config.option(Config.string("CHAIN_ANVIL_STATE")),
+  anvilPort: Config.option(Config.integer("CHAIN_PORT"))
 }).pipe(
   Config.mapOrFail((c): Either.Either<LiveChainConfig, ConfigError.ConfigError> => {
+    if (Option.isSome(c.anvilPort) && (c.anvilPort.value < 1 || c.anvilPort.value > 65_535)) {
+      return Either.left(ConfigError.InvalidData(["CHAIN_PORT"], "expected a port number, 1 to 65535"))
+    }
+    if (Option.isSome(c.anvilPort) && Option.isSome(c.rpcUrl)) {
+      return Either.left(ConfigError.InvalidData(["CHAIN_PORT"], "CHAIN_PORT pins the embedded chain's port; unset it when CHAIN_RPC_URL names an external chain"))
+    }
     const addresses = [c.token, c.vault, c.factory].filter(Option.isSome).length
     if (addresses !== 0 && addresses !== 3) {
       return Either.left(ConfigError.InvalidData(["CHAIN_TOKEN_ADDRESS"], "set CHAIN_TOKEN_ADDRESS, CHAIN_VAULT_ADDRESS and CHAIN_FACTORY_ADDRESS together, or none"))
@@ -384,7 +393,8 @@ export const liveChainConfigFromEnv: Config.Config<LiveChainConfig> = Config.all
       ...(Option.isSome(c.rpcUrl) ? { rpcUrl: c.rpcUrl.value } : {}),
       ...(Option.isSome(c.operatorKey) ? { operatorKey: c.operatorKey.value } : {}),
       ...(info !== undefined ? { info } : {}),
-      ...(Option.isSome(c.anvilStatePath) ? { anvilStatePath: c.anvilStatePath.value } : {})
+      ...(Option.isSome(c.anvilStatePath) ? { anvilStatePath: c.anvilStatePath.value } : {}),
+      ...(Option.isSome(c.anvilPort) ? { anvil: { port: c.anvilPort.value } } : {})
     })
   })
 )

@@ -50,6 +50,11 @@ export class DepositWatcher {
     this.scannedThrough = (o.startBlock ?? 0n) - 1n
   }
 
+  /** The last block a pass scanned (start block − 1 before the first): the head minus this is the watcher's lag. */
+  get scannedThroughBlock(): bigint {
+    return this.scannedThrough
+  }
+
   /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world.ts). */
   async poll(): Promise<PollReport> {
     const { chain, exchange } = this.o

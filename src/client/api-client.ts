@@ -7,6 +7,7 @@ import { type ApiResult } from "./errors.ts"
 import { signDelegation, signOrder, signSession, signWalletLink, signWithdraw, type UserKey } from "./keys.ts"
 import { type ClientOptions, type FetchLike, globalFetch, PublicClient } from "./public-client.ts"
 import type {
+  AccountNonces,
   Balance,
   CancelAllResponse,
   CancelResponse,
@@ -84,6 +85,24 @@ export class ApiClient extends PublicClient {
   nextNonce(): number {
     this.nonce = Math.max(this.nonce + 1, Math.floor(this.nowMs()))
     return this.nonce
+  }
+
+  /** `GET /v1/account/nonce` (extension; session cookie): the server's last accepted order and withdraw nonces. */
+  nonces(): Promise<ApiResult<AccountNonces>> {
+    return this.request("GET", "/v1/account/nonce")
+  }
+
+  /**
+   * Raises this client's counters to the server's last accepted nonces, so a restarted bot whose
+   * clock went back (or that set nonces by hand) never signs a stale one. Needs the session.
+   */
+  async syncNonces(): Promise<ApiResult<AccountNonces>> {
+    const res = await this.nonces()
+    if (res.status === 200) {
+      this.nonce = Math.max(this.nonce, res.body.last_order_nonce)
+      this.withdrawNonce = Math.max(this.withdrawNonce, res.body.last_withdraw_nonce)
+    }
+    return res
   }
 
   /** Bootstraps the session: signs SPEC §5.1's message, captures the cookie (Node) and `api_key`. */

@@ -7,6 +7,7 @@
 // (0..10000) unless a field says 0..1, times unix seconds unless named `ts` (ms).
 import type { Schema } from "effect"
 import type * as W from "../api/declaration/wire.ts"
+import type * as Dev from "../api/declaration/dev.ts"
 import type { StrategySpec as StrategyWire } from "../lp/strategy-spec.ts"
 
 export type Side = Schema.Schema.Type<typeof W.Side>
@@ -187,6 +188,12 @@ export interface WithdrawRequest {
 }
 
 export type WithdrawResponse = Schema.Schema.Type<typeof W.WithdrawResponse>
+
+/** Extension (docs/api.md "Last nonces"): `GET /v1/account/nonce`. */
+export type AccountNonces = Schema.Schema.Type<typeof Dev.AccountNonces>
+
+/** Extension (docs/api.md "Development faucet"): `POST /v1/dev/faucet`. */
+export type FaucetResponse = Schema.Schema.Type<typeof Dev.FaucetResponse>
 
 // ---- LP bot (SPEC §4 "LP bot"; docs/api.md "LP bot"; docs/lp.md "Wire form") ----
 

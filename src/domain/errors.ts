@@ -61,6 +61,8 @@ export const ERROR_STATUS = {
   derivation_failed: 500,
   internal_error: 500,
   engine_unreachable: 502,
+  // Extension: the development faucet could not mint on the embedded chain (src/usecase/faucet.ts).
+  faucet_failed: 502,
   engine_binding_disabled: 503,
   registration_failed: 503
 } as const

@@ -52,6 +52,9 @@ export class FeedHub {
   private readonly dirtyUsers = new Set<string>()
   private pendingTrades: TradeRecord[] = []
   private onDirty: () => void = () => {}
+  /** Frames handed to sockets, and sockets closed as slow consumers (read by /metrics; counts only). */
+  framesSent = 0
+  slowConsumerCloses = 0
 
   constructor(
     private readonly exchange: Exchange,
@@ -121,6 +124,13 @@ export class FeedHub {
 
   get connections(): number {
     return this.sockets.size
+  }
+
+  /** Subscriptions held by open connections (a channel counted once per socket). */
+  get subscriptions(): number {
+    let n = 0
+    for (const state of this.sockets.values()) n += state.channels.size
+    return n
   }
 
   /** Channels with at least one subscriber (no entry outlives its last subscriber). */
@@ -235,10 +245,12 @@ export class FeedHub {
 
   private send(socket: FeedSocket, data: string): void {
     if (socket.bufferedBytes() > MAX_BUFFERED_BYTES) {
+      this.slowConsumerCloses++
       this.disconnect(socket)
       socket.close(1013, "slow consumer")
       return
     }
+    this.framesSent++
     socket.send(data)
   }
 

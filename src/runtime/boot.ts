@@ -4,11 +4,12 @@
 // journal, snapshots and the DuckDB history store live under `dataDir`.
 import { join } from "node:path"
 import { Cause, Effect, Exit, Scope } from "effect"
-import { type App, makeApp, type OnError } from "../api/app.ts"
-import { EdgeCache } from "../api/cache.ts"
+import { type App, makeApp, type OnError, type RequestObserver } from "../api/app.ts"
+import { EdgeCache, invalidateBooksOnChange } from "../api/cache.ts"
 import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
 import { listen, type RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
+import type { FaucetAccess } from "../usecase/faucet.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { FeedHub } from "../feed/hub.ts"
 import type { NewEvent } from "../service/catalog.ts"
@@ -16,7 +17,10 @@ import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
 import { LpBotRunner } from "../lp/bot-runner.ts"
 import { HistoryStore } from "../store/history-db.ts"
 import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
-import { STORAGE_FAILURE_EXIT, storageFailureLine } from "../store/storage.ts"
+import { STORAGE_FAILURE_EXIT, type Storage, storageFailureLine } from "../store/storage.ts"
+import type { Logger } from "../ops/log.ts"
+import { attachOps, type OpsOptions, prepareOps } from "../ops/service-ops.ts"
+import { dataDirLock } from "../store/data-dir-lock.ts"
 import { type ChainServices, type ChainServicesOptions, makeChainServices } from "./chain-services.ts"
 import { forkWorker, type Worker } from "./workers.ts"
 import { fileCheckpointStore } from "../chain/guard.ts"
@@ -51,6 +55,14 @@ export interface ServiceOptions {
   readonly chain?: ChainServicesOptions
   /** Milliseconds between LP-bot runner ticks (default 1000); 0 leaves ticking to the caller. */
   readonly lpTickMs?: number
+  /** Request and event lines (src/ops/log.ts); also takes `log` and `onError` when those are absent. Silent when absent. */
+  readonly logger?: Logger
+  /** /metrics protection and readiness bounds (src/ops/service-ops.ts). */
+  readonly ops?: OpsOptions
+  /** Told as each step of a stop begins, with what it waits for (src/main.ts names it when a drain times out). */
+  readonly onStopStep?: (waitingFor: () => string) => void
+  /** The development faucet or why there is none (see CoreOptions). */
+  readonly faucet?: FaucetAccess
 }
 
 export interface HistoryStartup {
@@ -117,7 +129,8 @@ export const loadCatalog = async (exchange: Exchange, events: ReadonlyArray<NewE
 const openDurableWithHistory = async (
   dataDir: string,
   nowMs: () => number,
-  onFatal: (err: unknown) => void
+  onFatal: (err: unknown) => void,
+  storage?: Storage
 ): Promise<{ durable: DurableExchange; store: () => HistoryStore; startup: HistoryStartup }> => {
   const path = historyPath(dataDir)
   let store = await HistoryStore.open(path)
@@ -134,6 +147,7 @@ const openDurableWithHistory = async (
   try {
     durable = await openDurableExchange(dataDir, nowMs, {
       onFatal,
+      ...(storage === undefined ? {} : { storage }),
       beforeSnapshot: (seq) => store.flush(seq),
       beforeReplay: (x) => {
         if (store.projectedSeq < x.lastSeq) return
@@ -180,6 +194,10 @@ export interface CoreOptions {
   readonly config: AppConfig
   readonly verifier?: Verifier
   readonly onError?: OnError
+  /** `POST /v1/dev/faucet`: a faucet on the embedded chain with DEV_CREDIT on, else the refusal (src/usecase/faucet.ts). */
+  readonly faucet?: FaucetAccess
+  /** The request hook (metrics and request lines); none in the simulator. */
+  readonly observe?: RequestObserver
 }
 
 /** The service without a transport: one exchange, its feed hub and the HTTP app. */
@@ -214,9 +232,12 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
     cache: new EdgeCache(monoMs),
     verifier: opts.verifier ?? inlineVerifier(),
     binding: { withdraw: "up" },
-    ...(opts.log === undefined ? {} : { log: opts.log })
+    ...(opts.log === undefined ? {} : { log: opts.log }),
+    ...(opts.faucet === undefined ? {} : { faucet: opts.faucet })
   }
-  return { hub, ctx, app: makeApp(ctx, opts.onError), lpBots: new LpBotRunner(ctx, opts.onError) }
+  // Before the hub's frames go out: a client told of a book change never reads the book from before it.
+  invalidateBooksOnChange(exchange, ctx.cache)
+  return { hub, ctx, app: makeApp(ctx, opts.onError, opts.observe), lpBots: new LpBotRunner(ctx, opts.onError) }
 }
 
 /**
@@ -235,23 +256,37 @@ export const makeService = (opts: ServiceOptions): Effect.Effect<RunningService,
         console.error(storageFailureLine(opts.dataDir ?? "(none)", err))
         process.exit(STORAGE_FAILURE_EXIT)
       })
-    const onError = (err: unknown): void => opts.onError?.(err)
+    // Metrics and the logger first: the journal's disk is measured from its first write (src/ops/service-ops.ts).
+    const ops = prepareOps({ ...(opts.logger === undefined ? {} : { logger: opts.logger }), nowMs: opts.nowMs, monoMs: opts.monoMs ?? liveMonoClock.monoMs, secret: opts.secret })
+    const reportError = opts.onError ?? (opts.logger === undefined ? undefined : ops.onError)
+    const onError = (err: unknown): void => reportError?.(err)
     const dataDir = opts.dataDir
+    // Finalizers run in reverse: one added right after a resource announces that resource's release.
+    const stopStep = (waitingFor: () => string) => Effect.addFinalizer(() => Effect.sync(() => opts.onStopStep?.(waitingFor)))
+    // One service per directory, refused before DuckDB or the journal open (src/main.ts takes it even earlier).
+    if (dataDir !== undefined) yield* Effect.orDie(dataDirLock(dataDir))
     const opened =
       dataDir === undefined
         ? null
         : yield* Effect.acquireRelease(
-            Effect.promise(() => openDurableWithHistory(dataDir, opts.nowMs, onFatal)),
+            Effect.promise(() => openDurableWithHistory(dataDir, opts.nowMs, onFatal, ops.storage)),
             (o) => Effect.promise(() => closeDurable(o))
           )
+    if (opened !== null) yield* stopStep(() => "the last snapshot, the journal's close and the history store's flush")
     const durable = opened?.durable ?? null
     const exchange = durable?.exchange ?? new Exchange(opts.nowMs, memoryJournal())
     if (opts.catalog !== undefined) {
       const catalog = opts.catalog
       yield* Effect.promise(() => loadCatalog(exchange, catalog))
     }
-    const { hub, ctx, app, lpBots } = assembleCore(exchange, opts)
+    const { hub, ctx, app, lpBots } = assembleCore(exchange, {
+      ...opts,
+      observe: ops.observe,
+      ...(opts.log === undefined && opts.logger !== undefined ? { log: ops.log } : {}),
+      ...(reportError === undefined ? {} : { onError: reportError })
+    })
     yield* Effect.addFinalizer(() => Effect.promise(() => ctx.verifier.close()))
+    yield* stopStep(() => "the signature verifier to stop")
     let flushQueued = false
     hub.setFlushScheduler(() => {
       if (flushQueued) return
@@ -269,6 +304,7 @@ export const makeService = (opts: ServiceOptions): Effect.Effect<RunningService,
       Effect.promise(() => listen({ app, hub, host: opts.host, port: opts.port, secret: opts.secret, nowMs: opts.nowMs, corsOrigins: opts.config.corsOrigins })),
       (h) => Effect.promise(() => h.close())
     )
+    yield* stopStep(() => "the HTTP server to close")
     const chainServices =
       opts.chain === undefined
         ? null
@@ -279,6 +315,7 @@ export const makeService = (opts: ServiceOptions): Effect.Effect<RunningService,
               nowMs: opts.nowMs,
               // The chain guard's checkpoint is durable beside the journal (docs/decisions.md § Chain guard).
               ...(dataDir === undefined ? {} : { checkpoint: fileCheckpointStore(join(dataDir, "chain-checkpoint.json")) }),
+              ...(opts.logger === undefined ? {} : { log: (line: string) => ops.logger.warn("chain guard", { detail: line }) }),
               ...opts.chain
             },
             onError
@@ -290,7 +327,38 @@ export const makeService = (opts: ServiceOptions): Effect.Effect<RunningService,
       await durable.journal.sync()
       await opened.store().flush(upTo)
     }
-    for (const w of serviceWorkers(opts, { durable, lpBots, monoMs: ctx.monoMs, flushHistory })) yield* forkWorker(w, onError)
+    if (chainServices !== null) yield* stopStep(() => "the chain side to stop (deposit service; the watcher and payout pass in flight)")
+    attachOps(
+      ops,
+      {
+        ctx,
+        exchange,
+        hub,
+        limiter: ctx.limiter,
+        nowMs: opts.nowMs,
+        journal: durable?.journal ?? null,
+        ...(dataDir === undefined ? {} : { dataDir }),
+        ...(durable === null ? {} : { recovery: durable.recovery }),
+        ...(chainServices === null || opts.chain === undefined
+          ? {}
+          : { chain: { chain: opts.chain.chain, watcher: chainServices.watcher, guard: chainServices.guard, depositServer: chainServices.deposit.server } })
+      },
+      opts.ops
+    )
+    for (const w of serviceWorkers(opts, { durable, lpBots, monoMs: ctx.monoMs, flushHistory, logger: ops.logger })) yield* forkWorker(w, onError)
+    yield* stopStep(() => "the workers' passes in flight (snapshot, LP bots, history)")
+    // The first step of a stop (SIGTERM): no new connections, every request in flight answered,
+    // WebSocket clients told; the journal, verifier and workers still run meanwhile.
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => {
+        const servers = [http, ...(chainServices === null ? [] : [chainServices.deposit])]
+        opts.onStopStep?.(() => {
+          const p = servers.map((s) => s.pending()).reduce((a, b) => ({ requests: a.requests + b.requests, sockets: a.sockets + b.sockets }))
+          return `HTTP requests in flight to be answered (${p.requests} left) and WebSocket clients to close (${p.sockets} left)`
+        })
+        return Promise.all(servers.map((s) => s.drain()))
+      })
+    )
     return {
       exchange,
       hub,
@@ -308,12 +376,16 @@ export const makeService = (opts: ServiceOptions): Effect.Effect<RunningService,
 /** The workers `opts` asks for (a period of 0 leaves that one to the caller). */
 const serviceWorkers = (
   opts: ServiceOptions,
-  s: { durable: DurableExchange | null; lpBots: LpBotRunner; monoMs: () => number; flushHistory: () => Promise<void> }
+  s: { durable: DurableExchange | null; lpBots: LpBotRunner; monoMs: () => number; flushHistory: () => Promise<void>; logger: Logger }
 ): Worker[] => {
   const ws: Worker[] = []
   const snapshotSec = opts.snapshotIntervalSec ?? 0
   const durable = s.durable
-  if (durable !== null && snapshotSec > 0) ws.push({ name: "snapshot", step: () => durable.snapshot(), everyMs: snapshotSec * 1000 })
+  const snapshot = async (): Promise<void> => {
+    const taken = await durable!.snapshot()
+    s.logger.info("snapshot", { seq: taken.seq, path: taken.path })
+  }
+  if (durable !== null && snapshotSec > 0) ws.push({ name: "snapshot", step: snapshot, everyMs: snapshotSec * 1000 })
   const lpTickMs = opts.lpTickMs ?? 1000
   if (lpTickMs > 0) ws.push({ name: "lp", step: () => s.lpBots.tick(s.monoMs()), everyMs: lpTickMs })
   const historyMs = opts.historyFlushMs ?? 1000

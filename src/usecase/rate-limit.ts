@@ -18,6 +18,8 @@ interface Bucket {
 
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>()
+  /** Refusals by bucket name (read by /metrics). */
+  readonly hits = new Map<string, number>()
 
   constructor(private readonly monoMs: () => number) {}
 
@@ -37,6 +39,7 @@ export class RateLimiter {
     }
     if (b.tokens < 1) {
       const retryAfterSec = Math.max(1, Math.ceil((1 - b.tokens) / ratePerMs / 1000))
+      this.hits.set(spec.name, (this.hits.get(spec.name) ?? 0) + 1)
       throw new ApiError("rate_limited", `${spec.name}: ${spec.limit} per ${spec.windowSec} s`, retryAfterSec)
     }
     b.tokens -= 1

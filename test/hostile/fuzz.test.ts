@@ -87,7 +87,8 @@ const send = (r: HostileRequest): Promise<Answer> =>
 /** What is wrong with an answer, or null: no 5xx; errors are the envelope with a catalogued code at its status. */
 const problemWith = (r: HostileRequest, a: Answer): string | null => {
   if (a.status >= 500) return `status ${a.status}: ${a.text.slice(0, 300)}`
-  if (r.method === "HEAD" || a.status === 204 || (r.method === "GET" && r.path.split("?")[0] === "/v1/docs" && a.status === 200)) return null
+  // The two documented non-JSON successes: the docs page (HTML) and the Prometheus scrape (text).
+  if (r.method === "HEAD" || a.status === 204 || (r.method === "GET" && ["/v1/docs", "/metrics"].includes(r.path.split("?")[0]!) && a.status === 200)) return null
   if (!String(a.headers["content-type"] ?? "").startsWith("application/json")) return `content-type ${a.headers["content-type"]}`
   let body: any
   try {

@@ -8,33 +8,26 @@
 import { HttpApi, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import {
-  BindingRequest,
-  BuilderFeeRequest,
   CancelAllRequest,
   CancelRequest,
-  CreateEventRequest,
-  CreditRequest,
-  FeesRequest,
   LpDelegateRequest,
   LpSessionNewRequest,
   LpStartRequest,
   LpStopRequest,
-  MarketStatusRequest,
   OrderRequest,
   RegisterRequest,
-  SurfaceRequest,
   WalletLinkRequest,
   WithdrawRequest
 } from "../../domain/schemas.ts"
 import type { ErrorCode } from "../../domain/errors.ts"
+import { FIRST_HOUR_ROUTES } from "./dev.ts"
 import { boolQuery, empty, Html, intQuery, type RouteSpec, toEndpoint } from "./endpoint.ts"
+import { operator } from "./operator.ts"
+import { OPS_ROUTES } from "./ops.ts"
+import { EvmAddress, MarketRef, PAGE, UserKey } from "./params.ts"
 import * as W from "./wire.ts"
 import { WS_FRAMES } from "./ws-frames.ts"
 
-const UserKey = Schema.String.pipe(Schema.pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)).annotations({ description: "base58 Ed25519 public key (32 bytes, not of small order)" })
-const EvmAddress = Schema.String.annotations({ description: "EVM address: 0x followed by 40 hex characters" })
-const MarketRef = Schema.String.annotations({ description: "market or event id, or slug" })
-const PAGE = { limit: Schema.optional(intQuery(1).annotations({ description: "default 50, at most 200" })), offset: Schema.optional(intQuery(0)) }
 
 /** Codes of the session-cookie check on a state change (src/api/context.ts requireSession). */
 const SESSION: ReadonlyArray<ErrorCode> = ["forbidden_origin", "unauthorized"]
@@ -55,8 +48,6 @@ const ENGINE_REJECTIONS: ReadonlyArray<ErrorCode> = [
 ]
 /** Codes of a delegated LP session that cannot sign (src/usecase/place-order.ts assertSession, lp-bot.ts refusalError). */
 const LP_SESSION: ReadonlyArray<ErrorCode> = ["session_not_delegated", "user_mismatch", "session_revoked", "session_expired"]
-/** Codes of every operator route (src/api/context.ts requireAdmin). */
-const ADMIN: ReadonlyArray<ErrorCode> = ["unauthorized", "rate_limited"]
 /** Codes of every LP-bot route: the surface gate and its per-IP limit. */
 const LP: ReadonlyArray<ErrorCode> = ["lp_disabled", "rate_limited", "invalid_pubkey"]
 
@@ -368,52 +359,9 @@ const feed: ReadonlyArray<RouteSpec> = [
   }
 ]
 
-const admin = (name: string, path: `/${string}`, summary: string, body: Schema.Schema.Any | undefined, success: Schema.Schema.Any, errors: ReadonlyArray<ErrorCode>, pathParams?: Schema.Struct.Fields): RouteSpec => ({
-  name,
-  method: "POST",
-  path,
-  summary: `Operator: ${summary}`,
-  ...(body === undefined ? {} : { body }),
-  ...(pathParams === undefined ? {} : { pathParams }),
-  auth: "admin",
-  success,
-  errors: [...ADMIN, ...errors]
-})
-
-const operator: ReadonlyArray<RouteSpec> = [
-  admin("createEvent", "/v1/events", "create an event and its outcome markets", CreateEventRequest, W.Market, ["invalid_shape", "event_exists", "order_rejected"]),
-  admin("marketStatus", "/v1/admin/markets/:id/status", "halt, resume or resolve a market", MarketStatusRequest, W.MarketStatusChanged, ["invalid_shape", "not_found", "order_rejected", "market_resolved", "market_halted"], { id: MarketRef }),
-  admin("trading", "/v1/admin/trading", "open, close or pause trading", SurfaceRequest, W.TradingSurface, ["invalid_shape"]),
-  admin("lp", "/v1/admin/lp", "open or close the LP surface", SurfaceRequest, W.LpSurface, ["invalid_shape", "order_rejected"]),
-  admin("fees", "/v1/admin/fees", "taker fees and maker rebate", FeesRequest, W.FeesChanged, ["invalid_shape", "not_found", "order_rejected"]),
-  admin("builderFee", "/v1/admin/builders/:user", "a builder's fee_bps", BuilderFeeRequest, W.BuilderRecord, ["invalid_shape", "not_found", "order_rejected"], { user: UserKey }),
-  admin("engineBinding", "/v1/admin/engine-binding", "the withdraw path's engine binding (up, unreachable, disabled)", BindingRequest, W.EngineBinding, ["invalid_shape"]),
-  admin("credit", "/v1/admin/credit", "development credit (DEV_CREDIT)", CreditRequest, W.Credited, ["invalid_shape", "not_found", "order_rejected"]),
-  {
-    name: "chain",
-    method: "GET",
-    path: "/v1/admin/chain",
-    summary: "Operator: the chain guard — checkpoint, saved chain state, and why crediting and payouts halted",
-    auth: "admin",
-    success: W.ChainStatus,
-    errors: ADMIN
-  },
-  admin("chainResume", "/v1/admin/chain/resume", "after reconciling a chain halt, anchor again on the chain as it is and resume", undefined, W.ChainStatus, ["not_found"]),
-  {
-    name: "clock",
-    method: "GET",
-    path: "/v1/admin/clock",
-    summary: "Operator: wall, monotonic and journal clocks, and wall-clock steps detected",
-    auth: "admin",
-    success: W.ClockStatus,
-    errors: [...ADMIN, "not_found"]
-  }
-]
-
 const meta: ReadonlyArray<RouteSpec> = [
   { name: "openapi", method: "GET", path: "/v1/openapi.json", summary: "This document", success: W.OpenApiDocument, errors: [] },
-  { name: "docs", method: "GET", path: "/v1/docs", summary: "Interactive API docs (Swagger UI, served offline)", success: Html, errors: [] },
-  { name: "health", method: "GET", path: "/v1/health", summary: "Liveness", success: W.Health, errors: [] }
+  { name: "docs", method: "GET", path: "/v1/docs", summary: "Interactive API docs (Swagger UI, served offline)", success: Html, errors: [] }
 ]
 
 /** The API's routes by tag, in the router's order. */
@@ -427,7 +375,9 @@ export const API_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
   "lp-bot": lpBot,
   feed,
   operator,
-  meta
+  meta,
+  ...FIRST_HOUR_ROUTES,
+  ...OPS_ROUTES
 }
 
 /** The deposit service's routes (SPEC §4 "Deposit service"). */

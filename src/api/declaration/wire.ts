@@ -412,7 +412,5 @@ export const ClockStatus = Schema.Struct({
 
 // ---- meta ----
 
-export const Health = Schema.Struct({ ok: Schema.Literal(true), seq: Int }).annotations({ identifier: "Health" })
-
 /** An OpenAPI document (validated by its own test, not re-described here). */
 export const OpenApiDocument = Schema.Record({ key: Str, value: Schema.Unknown }).annotations({ identifier: "OpenApiDocument", jsonSchema: { type: "object", description: "an OpenAPI 3.1 document" } })

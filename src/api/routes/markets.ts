@@ -3,7 +3,7 @@ import { ApiError } from "../../domain/errors.ts"
 import { Catalog, type EventRecord } from "../../service/catalog.ts"
 import { INTERVALS, type Interval } from "../../service/history.ts"
 import { bookView, eventView } from "../../service/views.ts"
-import { TTL_SEC } from "../cache.ts"
+import { bookTag, TTL_SEC } from "../cache.ts"
 import type { AppCtx } from "../context.ts"
 import { type HttpRequest, json, type Route } from "../http.ts"
 import { intParam } from "./params.ts"
@@ -85,15 +85,17 @@ export const marketRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "GET",
     path: "/v1/markets/:id/book",
     // Never a 5xx: an unknown or unavailable book is an empty one.
-    handler: (ctx, req, params) =>
-      ctx.cache.serve(req.path, TTL_SEC.book, () => {
-        const found = ctx.exchange.catalog.market(params.id!)
+    handler: (ctx, req, params) => {
+      const marketId = ctx.exchange.catalog.market(params.id!)?.market.market_id ?? params.id!
+      // Tagged: a change to the book retires the cached copy at once (src/api/cache.ts).
+      return ctx.cache.serve(req.path, TTL_SEC.book, () => {
         try {
-          return json(200, bookView(ctx.exchange, found?.market.market_id ?? params.id!, ctx.exchange.journalMs()))
+          return json(200, bookView(ctx.exchange, marketId, ctx.exchange.journalMs()))
         } catch {
           return json(200, { market_id: params.id, bids: [], asks: [], ts: ctx.exchange.journalMs() })
         }
-      })
+      }, bookTag(marketId))
+    }
   },
   {
     method: "GET",

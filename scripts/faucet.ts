@@ -1,0 +1,46 @@
+// `npm run faucet -- <0x wallet> <amount>`: asks the running service (API_URL, default
+// http://127.0.0.1:8080) to mint `amount` test USDG (e.g. `100`, `2.5`) to the wallet on its
+// embedded chain, through `POST /v1/dev/faucet` (docs/api.md "Development faucet"). Through the
+// service rather than the chain, so the gate (embedded chain, DEV_CREDIT) is the service's own.
+// One line on stdout when minted; a clear message on stderr and a non-zero exit otherwise.
+
+const USAGE = "usage: npm run faucet -- <0x wallet> <amount in USDG, e.g. 100 or 2.5>"
+
+/** "2.5" → 2_500_000n: decimal text converted exactly (no floats); null when not a positive amount with ≤ 6 decimals. */
+const usdgToMicro = (text: string): bigint | null => {
+  const m = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text.trim())
+  if (m === null) return null
+  const micro = BigInt(m[1]!) * 1_000_000n + BigInt((m[2] ?? "").padEnd(6, "0"))
+  return micro > 0n ? micro : null
+}
+
+const fail = (message: string, code: number): number => {
+  process.stderr.write(`faucet: ${message}\n`)
+  return code
+}
+
+const main = async (args: ReadonlyArray<string>): Promise<number> => {
+  if (args.length !== 2) return fail(USAGE, 2)
+  const [wallet, amount] = args as [string, string]
+  if (!/^0x[0-9a-fA-F]{40}$/.test(wallet)) return fail(`"${wallet}" is not a wallet address (0x followed by 40 hex characters)\n${USAGE}`, 2)
+  const micro = usdgToMicro(amount)
+  if (micro === null) return fail(`"${amount}" is not an amount of USDG (a positive number with at most 6 decimals, e.g. 100 or 2.5)\n${USAGE}`, 2)
+  if (micro > BigInt(Number.MAX_SAFE_INTEGER)) return fail(`${amount} USDG is too much for one request`, 2)
+  const api = (process.env["API_URL"] ?? "http://127.0.0.1:8080").replace(/\/+$/, "")
+  let res: Response
+  try {
+    res = await fetch(`${api}/v1/dev/faucet`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ address: wallet, amount_micro: Number(micro) })
+    })
+  } catch (err) {
+    return fail(`cannot reach the service at ${api} (${err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err)}); start it with npm start, or set API_URL`, 1)
+  }
+  const body = (await res.json().catch(() => ({}))) as { error?: string; detail?: string; tx_hash?: string; address?: string }
+  if (res.status !== 200) return fail(`${res.status} ${body.error ?? "error"}${body.detail === undefined ? "" : `: ${body.detail}`}`, 1)
+  process.stdout.write(`minted ${amount} USDG (${micro} micro) to ${body.address}: tx ${body.tx_hash}\n`)
+  return 0
+}
+
+process.exitCode = await main(process.argv.slice(2))

@@ -1,0 +1,51 @@
+// The first hour's extension routes, declared like the rest (api.ts adds these groups with one
+// line): the development faucet (src/api/routes/dev.ts, src/usecase/faucet.ts) and the session
+// user's last accepted nonces, so a restarted bot reads them instead of guessing.
+import { Schema } from "effect"
+import type { RouteSpec } from "./endpoint.ts"
+
+export const FaucetRequest = Schema.Struct({
+  address: Schema.String.annotations({ description: "the EVM wallet to receive test USDG: 0x followed by 40 hex characters" }),
+  amount_micro: Schema.Int.pipe(Schema.between(1, 1_000_000_000_000)).annotations({ description: "micro-USDG (1,000,000 = 1 USDG), at most 1,000,000 USDG" })
+}).annotations({ identifier: "FaucetRequest" })
+
+export const FaucetResponse = Schema.Struct({
+  address: Schema.String.annotations({ description: "the wallet, lowercase" }),
+  tx_hash: Schema.String.annotations({ description: "the mined mint transaction" }),
+  amount_micro: Schema.Int
+}).annotations({ identifier: "FaucetResponse" })
+
+export const AccountNonces = Schema.Struct({
+  user: Schema.String,
+  last_order_nonce: Schema.Int.annotations({ description: "the last accepted order nonce (0 before any); the next must be greater" }),
+  last_withdraw_nonce: Schema.Int.annotations({ description: "the last accepted withdraw nonce (0 before any)" })
+}).annotations({ identifier: "AccountNonces" })
+
+/** Groups by tag, spread into API_ROUTES (src/api/declaration/api.ts). */
+export const FIRST_HOUR_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
+  dev: [
+    {
+      name: "faucet",
+      method: "POST",
+      path: "/v1/dev/faucet",
+      summary: "Development: mint test USDG (and gas) to a wallet on the embedded chain",
+      description:
+        "Exists only with the embedded chain and DEV_CREDIT on; otherwise `404 not_found` says why (DEV_CREDIT=false, CHAIN_RPC_URL set, CHAIN=off). " +
+        "No token; per-IP 60 per 60 s. Answers once the mint is mined.",
+      body: FaucetRequest,
+      success: FaucetResponse,
+      errors: ["rate_limited", "not_found", "invalid_address", "invalid_amount", "faucet_failed"]
+    }
+  ],
+  nonces: [
+    {
+      name: "nonces",
+      method: "GET",
+      path: "/v1/account/nonce",
+      summary: "The session user's last accepted order and withdraw nonces",
+      auth: "cookie",
+      success: AccountNonces,
+      errors: ["forbidden_origin", "unauthorized"]
+    }
+  ]
+}

@@ -1,0 +1,51 @@
+// One look at the deposit chain for /v1/ready and the chain metrics: is its RPC answering
+// (within a bound), how far the deposit watcher is behind its head, and whether the chain
+// guard has halted crediting. Never throws: an unreachable chain is a result.
+import type { Chain } from "../chain/chain.ts"
+
+export interface ChainProbeResult {
+  /** The head block, or null when the RPC did not answer in time. */
+  readonly head: bigint | null
+  /** head − the last block the watcher scanned; null when the head is unknown. */
+  readonly lagBlocks: number | null
+  readonly halted: boolean
+  /** Why the head is unknown. */
+  readonly error: string | null
+}
+
+export interface ChainProbe {
+  probe(): Promise<ChainProbeResult>
+}
+
+export interface ChainProbeOptions {
+  readonly chain: Pick<Chain, "head">
+  readonly watcher: { readonly scannedThroughBlock: bigint }
+  readonly guard: { readonly isHalted: boolean }
+  /** How long the head may take to answer. */
+  readonly timeoutMs: number
+}
+
+const timeout = (ms: number): { promise: Promise<never>; cancel: () => void } => {
+  let timer: NodeJS.Timeout | undefined
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
+  return { promise, cancel: () => clearTimeout(timer) }
+}
+
+export const chainProbe = (o: ChainProbeOptions): ChainProbe => ({
+  probe: async () => {
+    const halted = o.guard.isHalted
+    const t = timeout(o.timeoutMs)
+    try {
+      const head = await Promise.race([o.chain.head(), t.promise])
+      const lag = head - o.watcher.scannedThroughBlock
+      return { head, lagBlocks: Number(lag < 0n ? 0n : lag), halted, error: null }
+    } catch (err) {
+      const message = err instanceof Error ? err.message.split("\n")[0]! : String(err)
+      return { head: null, lagBlocks: null, halted, error: message.slice(0, 160) }
+    } finally {
+      t.cancel()
+    }
+  }
+})

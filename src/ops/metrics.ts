@@ -1,0 +1,182 @@
+// The service's Prometheus metrics (docs/metrics.md): one prom-client Registry per service
+// instance (never the global default, so several services in one process do not collide).
+// State the service already keeps (connections, deposits by stage, bots, snapshot age, the
+// chain head) is read when Prometheus scrapes; events are counted where they happen, once each:
+// a request's latency (one histogram observe), a placement's outcome, a fill, a journal batch.
+import { readdir, stat } from "node:fs/promises"
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
+import type { FeedHub } from "../feed/hub.ts"
+import type { Exchange } from "../service/exchange.ts"
+import type { RateLimiter } from "../usecase/rate-limit.ts"
+import type { ChainProbe } from "./chain-probe.ts"
+
+/** What the scrape-time gauges read. */
+export interface MetricsSources {
+  readonly exchange: Exchange
+  readonly hub: FeedHub
+  readonly limiter: RateLimiter
+  /** The wall clock (snapshot age against the files' modification times). */
+  readonly nowMs: () => number
+  /** DATA_DIR/snapshots in durable mode. */
+  readonly snapshotDir?: string
+  readonly chain?: ChainProbe
+}
+
+const SNAP = /^snap-\d{12}\.json$/
+
+/** The newest snapshot's modification time (ms), or null when there is none. */
+const newestSnapshotMs = async (dir: string): Promise<number | null> => {
+  let names: string[]
+  try {
+    names = (await readdir(dir)).filter((n) => SNAP.test(n)).sort()
+  } catch {
+    return null
+  }
+  const newest = names.at(-1)
+  if (newest === undefined) return null
+  try {
+    return (await stat(`${dir}/${newest}`)).mtimeMs
+  } catch {
+    return null // pruned between the listing and the stat
+  }
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry()
+  readonly httpDuration = new Histogram({
+    name: "twinbook_http_request_duration_seconds",
+    help: "HTTP requests by method, route template and status, and their latency (the _count is the request counter)",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry]
+  })
+  readonly orders = new Counter({
+    name: "twinbook_orders_total",
+    help: "POST /v1/orders by result (accepted, queued while paused, rejected) and reason (the error code; none when accepted)",
+    labelNames: ["result", "reason"] as const,
+    registers: [this.registry]
+  })
+  readonly fills = new Counter({ name: "twinbook_fills_total", help: "Fills (one per maker order matched)", registers: [this.registry] })
+  readonly fillContracts = new Counter({ name: "twinbook_fill_contracts_total", help: "Contracts filled", registers: [this.registry] })
+  readonly journalBatch = new Histogram({
+    name: "twinbook_journal_batch_records",
+    help: "Records per journal write (group commit: one fdatasync covers the batch)",
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+    registers: [this.registry]
+  })
+  readonly journalFsync = new Histogram({
+    name: "twinbook_journal_fsync_seconds",
+    help: "Latency of the journal's fdatasync per batch",
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry]
+  })
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  /** The scrape-time families, reading `s`. */
+  bind(s: MetricsSources): void {
+    const r = [this.registry]
+    const x = s.exchange
+    new Gauge({ name: "twinbook_journal_last_seq", help: "Sequence number of the newest journal record applied", registers: r, collect() { this.set(x.lastSeq) } })
+    new Gauge({ name: "twinbook_ws_connections", help: "Open WebSocket connections", registers: r, collect() { this.set(s.hub.connections) } })
+    new Gauge({ name: "twinbook_ws_subscriptions", help: "Channel subscriptions held by open WebSocket connections", registers: r, collect() { this.set(s.hub.subscriptions) } })
+    new Counter({ name: "twinbook_ws_frames_sent_total", help: "WebSocket frames sent", registers: r, collect() { this.reset(); this.inc(s.hub.framesSent) } })
+    new Counter({
+      name: "twinbook_ws_slow_consumer_closes_total",
+      help: "WebSocket connections closed for a send buffer over 4 MiB (code 1013)",
+      registers: r,
+      collect() { this.reset(); this.inc(s.hub.slowConsumerCloses) }
+    })
+    new Counter({
+      name: "twinbook_rate_limit_hits_total",
+      help: "Requests refused 429 rate_limited, by bucket",
+      labelNames: ["bucket"] as const,
+      registers: r,
+      collect() {
+        this.reset()
+        for (const [bucket, n] of s.limiter.hits) this.inc({ bucket }, n)
+      }
+    })
+    new Gauge({
+      name: "twinbook_deposits",
+      help: "Deposits known to the ledger, by stage",
+      labelNames: ["stage"] as const,
+      registers: r,
+      collect() {
+        this.reset()
+        for (const stage of ["detected", "confirming", "credited", "error"]) this.set({ stage }, 0)
+        for (const d of x.deposits.byKey.values()) this.inc({ stage: d.stage })
+      }
+    })
+    new Gauge({
+      name: "twinbook_payouts",
+      help: "Withdrawal payouts, by state",
+      labelNames: ["state"] as const,
+      registers: r,
+      collect() {
+        this.reset()
+        for (const state of ["pending", "sent", "confirmed", "refunded"]) this.set({ state }, 0)
+        for (const w of x.withdrawals.byId.values()) this.inc({ state: w.status })
+      }
+    })
+    new Gauge({
+      name: "twinbook_lp_bots",
+      help: "Server-managed LP bots running, and bot markets paused on one-sided inventory",
+      labelNames: ["state"] as const,
+      registers: r,
+      collect() {
+        let running = 0
+        let paused = 0
+        for (const bot of x.lpBook.runningBots()) {
+          running++
+          for (const m of bot.markets) if (m.lastDecision === "pause") paused++
+        }
+        this.set({ state: "running" }, running)
+        this.set({ state: "paused_markets" }, paused)
+      }
+    })
+    const snapshotDir = s.snapshotDir
+    if (snapshotDir !== undefined) {
+      new Gauge({
+        name: "twinbook_snapshot_age_seconds",
+        help: "Seconds since the newest snapshot was written (+Inf when there is none)",
+        registers: r,
+        async collect() {
+          const ms = await newestSnapshotMs(snapshotDir)
+          this.set(ms === null ? Infinity : Math.max(0, (s.nowMs() - ms) / 1000)) // live-only: a file's mtime is wall time
+        }
+      })
+    }
+    const chain = s.chain
+    if (chain !== undefined) {
+      // One probe per scrape, shared by the chain families (they are collected in turn).
+      let pending: ReturnType<ChainProbe["probe"]> | null = null
+      const probe = (): ReturnType<ChainProbe["probe"]> => {
+        pending ??= chain.probe().finally(() => setImmediate(() => (pending = null)))
+        return pending
+      }
+      new Gauge({ name: "twinbook_chain_up", help: "1 when the chain's RPC answered this scrape", registers: r, async collect() { this.set((await probe()).head === null ? 0 : 1) } })
+      new Gauge({
+        name: "twinbook_chain_head_block",
+        help: "The chain's head block number (NaN while unreachable)",
+        registers: r,
+        async collect() {
+          const p = await probe()
+          this.set(p.head === null ? NaN : Number(p.head))
+        }
+      })
+      new Gauge({
+        name: "twinbook_chain_watcher_lag_blocks",
+        help: "Blocks between the chain head and the last block the deposit watcher scanned (NaN while unreachable)",
+        registers: r,
+        async collect() {
+          const p = await probe()
+          this.set(p.lagBlocks ?? NaN)
+        }
+      })
+      new Gauge({ name: "twinbook_chain_halted", help: "1 while the chain guard has halted crediting and payouts", registers: r, async collect() { this.set((await probe()).halted ? 1 : 0) } })
+    }
+  }
+}

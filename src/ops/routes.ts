@@ -1,0 +1,46 @@
+// The operations routes (docs/metrics.md): liveness, readiness and the Prometheus scrape.
+// Declared in src/api/declaration/ops.ts. /metrics needs the operator token unless the
+// operator made it public (METRICS_PUBLIC=true; docs/decisions.md § Metrics).
+import { requireAdmin } from "../api/context.ts"
+import type { AppCtx } from "../api/context.ts"
+import { json, type Route } from "../api/http.ts"
+import { ApiError } from "../domain/errors.ts"
+import { opsOf } from "./port.ts"
+import { failedChecks, type ReadyReport } from "./readiness.ts"
+
+/** A service without ops attached (bare test contexts): nothing to check beyond answering. */
+const BARE: ReadyReport = {
+  status: "ready",
+  checks: {
+    journal: { ok: true, detail: "not checked (no ops attached)" },
+    chain: { ok: true, detail: "not checked (no ops attached)" },
+    deposit_service: { ok: true, detail: "not checked (no ops attached)" }
+  }
+}
+
+const NO_STORE = { "cache-control": "no-store" }
+
+export const opsRoutes: ReadonlyArray<Route<AppCtx>> = [
+  // `ok` and `seq` were its body before; kept beside `status` for the clients that read them.
+  { method: "GET", path: "/v1/health", handler: (ctx) => json(200, { status: "ok", ok: true, seq: ctx.exchange.lastSeq }, NO_STORE) },
+  {
+    method: "GET",
+    path: "/v1/ready",
+    handler: async (ctx) => {
+      const report = (await opsOf(ctx)?.ready()) ?? BARE
+      if (report.status === "ready") return json(200, report, NO_STORE)
+      return json(503, { error: "not_ready", detail: failedChecks(report), ...report }, NO_STORE)
+    }
+  },
+  {
+    method: "GET",
+    path: "/metrics",
+    handler: async (ctx, req) => {
+      const ops = opsOf(ctx)
+      if (ops === undefined) throw new ApiError("not_found", "metrics are not collected in this process")
+      if (!ops.metricsPublic) requireAdmin(ctx, req)
+      const registry = ops.metrics.registry
+      return { status: 200, headers: { "content-type": registry.contentType, ...NO_STORE }, body: await registry.metrics() }
+    }
+  }
+]

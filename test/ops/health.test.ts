@@ -1,0 +1,146 @@
+// GET /v1/health and GET /v1/ready on the real service (startService, loopback HTTP, a temp
+// DATA_DIR) following a real Anvil as its external chain: ready while the chain answers and
+// the watcher keeps up; 503 naming the chain when Anvil is stopped (by PID) or when the watcher
+// falls behind by more than the bound; ready again once Anvil is back on the same port with its
+// saved state. Anvil is stopped by PID; afterAll proves none is left.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Anvil, processAlive, startAnvil } from "../../src/chain/anvil.ts"
+import { saveAnvilState } from "../../src/chain/live.ts"
+import { type Service, startService } from "../../src/runtime/boot.ts"
+import { Api } from "../../src/api/declaration/api.ts"
+import { conformingFetch } from "../support/conformance.ts"
+import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
+
+const T0_MS = 1_795_305_600_000
+const MAX_LAG = 5
+let t: AnvilChain
+let restarted: Anvil | null = null
+let dataDir: string
+let service: Service
+let checked: typeof fetch
+
+const config = {
+  adminToken: "health-admin-token",
+  corsOrigins: new Set<string>(),
+  secureCookies: false,
+  devCredit: true,
+  rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
+}
+
+beforeAll(async () => {
+  t = await startAnvilChain()
+  dataDir = mkdtempSync(join(tmpdir(), "twinbook-health-"))
+  service = await startService({
+    host: "127.0.0.1",
+    port: 0,
+    nowMs: () => T0_MS,
+    secret: new Uint8Array(32).fill(5),
+    dataDir,
+    historyFlushMs: 0,
+    lpTickMs: 0,
+    config,
+    ops: { maxLagBlocks: MAX_LAG, probeTimeoutMs: 2_000 },
+    chain: { chain: t.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
+  })
+  // Every answer is checked against the API declaration (src/api/declaration/ops.ts).
+  checked = conformingFetch(Api, service.http.url)
+}, 120_000)
+
+afterAll(async () => {
+  try {
+    await service?.close()
+  } finally {
+    rmSync(dataDir, { force: true, recursive: true })
+    const anvils = [t?.anvil, restarted].filter((a): a is Anvil => a !== undefined && a !== null)
+    for (const a of anvils) await a.stop()
+    for (const a of anvils) {
+      expect(processAlive(a.pid)).toBe(false)
+      expect(anvilProcessesOn(a.port)).toEqual([])
+    }
+  }
+})
+
+const ready = async (): Promise<{ status: number; body: any }> => {
+  const res = await checked(`${service.http.url}/v1/ready`)
+  return { status: res.status, body: await res.json() }
+}
+
+describe("GET /v1/health", () => {
+  it("answers 200 { status: ok } while the process runs, whatever the chain does", async () => {
+    const res = await checked(`${service.http.url}/v1/health`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ status: "ok" })
+  })
+})
+
+describe("GET /v1/ready", () => {
+  it("is ready once the watcher has scanned to the head: journal, chain and deposit service each say why", async () => {
+    await service.chainServices!.poll()
+    const after = await ready()
+    expect(after.status).toBe(200)
+    expect(after.body).toEqual({
+      status: "ready",
+      checks: {
+        journal: { ok: true, detail: "writable" },
+        chain: { ok: true, detail: expect.stringMatching(/^head \d+, watcher 0 blocks behind$/) },
+        deposit_service: { ok: true, detail: "listening" }
+      }
+    })
+  })
+
+  it("turns not-ready when the watcher falls more than READY_MAX_LAG_BLOCKS behind, and ready after a pass", async () => {
+    await t.test.mine({ blocks: MAX_LAG + 1 })
+    const behind = await ready()
+    expect(behind.status).toBe(503)
+    expect(behind.body.detail).toBe(`chain: watcher ${MAX_LAG + 1} blocks behind head ${await t.public.getBlockNumber()} (max ${MAX_LAG})`)
+    await service.chainServices!.poll()
+    expect((await ready()).status).toBe(200)
+  })
+
+  it("turns not-ready when the chain is stopped, naming it, and ready again once it is back on the same port", async () => {
+    const { port, rpcUrl } = t.anvil
+    const statePath = join(dataDir, "anvil-state-test.json")
+    const head = await saveAnvilState(rpcUrl, statePath)
+    await t.anvil.stop()
+    expect(anvilProcessesOn(port)).toEqual([])
+
+    const down = await ready()
+    expect(down.status).toBe(503)
+    expect(down.body).toMatchObject({
+      error: "not_ready",
+      status: "not_ready",
+      checks: { journal: { ok: true }, chain: { ok: false }, deposit_service: { ok: true } }
+    })
+    expect(down.body.checks.chain.detail).toMatch(/^unreachable: /)
+    expect(down.body.detail).toMatch(/^chain: unreachable: /)
+    // Liveness does not depend on the chain.
+    expect((await checked(`${service.http.url}/v1/health`)).status).toBe(200)
+
+    restarted = await startAnvil({ port, args: ["--load-state", statePath] })
+    expect(await t.public.getBlockNumber()).toBe(head)
+    const back = await ready()
+    expect(back.status, JSON.stringify(back.body)).toBe(200)
+    expect(back.body.checks.chain.detail).toBe(`head ${head}, watcher 0 blocks behind`)
+  }, 60_000)
+
+  it("passes without a chain or a data directory, saying so", async () => {
+    const bare = await startService({ host: "127.0.0.1", port: 0, nowMs: () => T0_MS, secret: new Uint8Array(32).fill(6), lpTickMs: 0, config })
+    try {
+      const res = await conformingFetch(Api, bare.http.url)(`${bare.http.url}/v1/ready`)
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({
+        status: "ready",
+        checks: {
+          journal: { ok: true, detail: "in memory (no DATA_DIR)" },
+          chain: { ok: true, detail: "no chain configured" },
+          deposit_service: { ok: true, detail: "no chain configured" }
+        }
+      })
+    } finally {
+      await bare.close()
+    }
+  })
+})

@@ -1,0 +1,240 @@
+// GET /metrics on the real service (startService, loopback HTTP, a temp DATA_DIR, a real Anvil with
+// the contracts deployed, real Ed25519 and EIP-191 signatures, a real WebSocket): every family is
+// present, and a scripted session — registrations past the limit, orders (accepted and rejected),
+// a fill, a WebSocket subscription, a deposit credited on chain, a snapshot — moves the ones it
+// touches (values compared before and after). A second service in the same process has its own
+// registry. Anvil is stopped by PID; afterAll proves none is left.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import WebSocket from "ws"
+import { ANVIL_KEYS, processAlive } from "../../src/chain/anvil.ts"
+import type { Address } from "../../src/chain/chain.ts"
+import { ApiClient } from "../../src/client/api-client.ts"
+import { keyFromLabel } from "../../src/client/keys.ts"
+import { type Service, startService } from "../../src/runtime/boot.ts"
+import { demoCatalog } from "../../fixtures/catalog.ts"
+import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
+
+const T0_MS = 1_795_305_600_000
+const ADMIN = "metrics-admin-token"
+const clock = { ms: T0_MS }
+let t: AnvilChain
+let dataDir: string
+let service: Service
+const errors: unknown[] = []
+
+const config = (registrationsPerMinute: number) => ({
+  adminToken: ADMIN,
+  corsOrigins: new Set<string>(),
+  secureCookies: false,
+  devCredit: true,
+  rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 },
+  limits: { registrationsPerMinute }
+})
+
+beforeAll(async () => {
+  t = await startAnvilChain()
+  dataDir = mkdtempSync(join(tmpdir(), "twinbook-metrics-"))
+  service = await startService({
+    host: "127.0.0.1",
+    port: 0,
+    nowMs: () => clock.ms,
+    monoMs: () => performance.now(),
+    secret: new Uint8Array(32).fill(3),
+    dataDir,
+    catalog: demoCatalog(),
+    historyFlushMs: 0,
+    lpTickMs: 0,
+    config: config(3),
+    onError: (err) => void errors.push(err),
+    onFatal: (err) => void errors.push(err),
+    chain: { chain: t.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
+  })
+}, 120_000)
+
+afterAll(async () => {
+  try {
+    await service?.close()
+  } finally {
+    rmSync(dataDir, { force: true, recursive: true })
+    if (t !== undefined) {
+      const { pid, port } = t.anvil
+      await t.stop()
+      expect(processAlive(pid)).toBe(false)
+      expect(anvilProcessesOn(port)).toEqual([])
+    }
+  }
+})
+
+type Samples = Map<string, number>
+
+/** `name{a="x",b="y"} value` lines into a map keyed by the sample exactly as written. */
+const parse = (text: string): Samples => {
+  const out: Samples = new Map()
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue
+    const cut = line.lastIndexOf(" ")
+    const raw = line.slice(cut + 1)
+    out.set(line.slice(0, cut), raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw))
+  }
+  return out
+}
+const scrape = async (url: string, token: string | null = ADMIN): Promise<{ status: number; type: string | null; samples: Samples; text: string }> => {
+  const res = await fetch(`${url}/metrics`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } })
+  const text = await res.text()
+  return { status: res.status, type: res.headers.get("content-type"), samples: res.status === 200 ? parse(text) : new Map(), text }
+}
+/** A sample's value; 0 when absent (a labelled child not created yet). */
+const v = (s: Samples, key: string): number => s.get(key) ?? 0
+
+const admin = async (path: string, body: unknown) => {
+  const res = await fetch(`${service.http.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+  return { status: res.status, body: (await res.json()) as any }
+}
+const client = (label: string) => new ApiClient(service.http.url, keyFromLabel(label), fetch as never, () => Math.floor(clock.ms / 1000))
+
+describe("GET /metrics", () => {
+  it("is refused without the operator token (401 envelope) and served with it as Prometheus text", async () => {
+    const anon = await scrape(service.http.url, null)
+    expect(anon.status).toBe(401)
+    expect(JSON.parse(anon.text)).toMatchObject({ error: "unauthorized" })
+    expect((await scrape(service.http.url, "wrong")).status).toBe(401)
+    const ok = await scrape(service.http.url)
+    expect(ok.status).toBe(200)
+    expect(ok.type).toMatch(/^text\/plain; version=0\.0\.4/)
+    for (const family of [
+      "twinbook_http_request_duration_seconds",
+      "twinbook_orders_total",
+      "twinbook_fills_total",
+      "twinbook_fill_contracts_total",
+      "twinbook_ws_connections",
+      "twinbook_ws_subscriptions",
+      "twinbook_ws_frames_sent_total",
+      "twinbook_ws_slow_consumer_closes_total",
+      "twinbook_journal_batch_records",
+      "twinbook_journal_fsync_seconds",
+      "twinbook_journal_last_seq",
+      "twinbook_snapshot_age_seconds",
+      "twinbook_chain_up",
+      "twinbook_chain_head_block",
+      "twinbook_chain_watcher_lag_blocks",
+      "twinbook_chain_halted",
+      "twinbook_deposits",
+      "twinbook_payouts",
+      "twinbook_lp_bots",
+      "twinbook_rate_limit_hits_total",
+      "process_resident_memory_bytes",
+      "nodejs_eventloop_lag_seconds"
+    ]) {
+      expect(ok.text, family).toContain(`# TYPE ${family} `)
+    }
+  })
+
+  it("moves with a scripted session: registrations, orders, a fill, a WebSocket subscriber, a deposit, a snapshot", async () => {
+    const url = service.http.url
+    const market = service.exchange.catalog.market("g7-2027-prediction-markets")!.market.market_id // no taker fee
+    const before = (await scrape(url)).samples
+    expect(v(before, "twinbook_snapshot_age_seconds")).toBe(Infinity)
+
+    // Three registrations are allowed a minute from one address; the fourth is refused.
+    const alice = client("metrics-alice")
+    const bob = client("metrics-bob")
+    const carol = client("metrics-carol")
+    for (const c of [alice, bob, carol]) expect((await c.register()).status).toBe(200)
+    expect((await client("metrics-dave").register()).status).toBe(429)
+    for (const c of [alice, bob]) expect((await admin("/v1/admin/credit", { user: c.user, amount_micro: 100_000_000 })).status).toBe(200)
+
+    // A WebSocket subscriber to the book: it receives `subscribed`, then the book's updates.
+    const ws = new WebSocket(service.http.wsUrl)
+    const frames: string[] = []
+    ws.on("message", (d) => frames.push(d.toString()))
+    await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject))
+    ws.send(JSON.stringify({ type: "subscribe", channel: `book:${market}` }))
+    for (let i = 0; i < 100 && frames.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+    const subscribed = (await scrape(url)).samples
+    expect(v(subscribed, "twinbook_ws_connections")).toBe(1)
+    expect(v(subscribed, "twinbook_ws_subscriptions")).toBe(1)
+
+    // Orders: a resting YES bid, a NO bid that crosses it (a mint fill), and one refused for want of funds.
+    expect((await alice.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4000, size: 10 })).status).toBe(200)
+    const cross = await bob.placeOrder({ market_id: market, side: "buy", outcome: "no", price: 6000, size: 10 })
+    expect(cross.status, JSON.stringify(cross.body)).toBe(200)
+    expect((cross.body as { readonly fills: ReadonlyArray<unknown> }).fills).toHaveLength(1)
+    const refused = await carol.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4000, size: 10 })
+    expect(refused.status).toBe(422)
+    expect(refused.body).toMatchObject({ error: "insufficient_balance" })
+
+    // A deposit on the chain: alice links Anvil account 1, which sends USDG to its deposit address.
+    const depositor = privateKeyToAccount(ANVIL_KEYS[1])
+    expect((await alice.linkWallet(depositor.address, (message) => depositor.signMessage({ message }))).status).toBe(200)
+    const addr = await fetch(`${service.chainServices!.deposit.url}/v1/deposit/native-address/${depositor.address}`)
+    const deposit = ((await addr.json()) as { address: Address }).address
+    await t.mint(t.account(1), 5_000_000n)
+    await t.transfer(1, t.info.token, deposit, 5_000_000n)
+    let credited = false
+    for (let i = 0; i < 20 && !credited; i++) {
+      clock.ms += 1_000
+      await service.chainServices!.poll()
+      credited = [...service.exchange.deposits.byKey.values()].some((d) => d.stage === "credited")
+    }
+    expect(credited).toBe(true)
+    // The sweep was mined after its pass's scan: one more pass scans through the head.
+    await service.chainServices!.poll()
+    await service.durable!.snapshot()
+
+    const after = (await scrape(url)).samples
+    const moved = (key: string): number => v(after, key) - v(before, key)
+    expect(moved('twinbook_orders_total{result="accepted",reason="none"}')).toBe(2)
+    expect(moved('twinbook_orders_total{result="rejected",reason="insufficient_balance"}')).toBe(1)
+    expect(moved("twinbook_fills_total")).toBe(1)
+    expect(moved("twinbook_fill_contracts_total")).toBe(10)
+    expect(moved('twinbook_http_request_duration_seconds_count{method="POST",route="/v1/orders",status="200"}')).toBe(2)
+    expect(moved('twinbook_http_request_duration_seconds_count{method="POST",route="/v1/builders/register",status="429"}')).toBe(1)
+    expect(moved('twinbook_rate_limit_hits_total{bucket="ip_register"}')).toBe(1)
+    expect(moved("twinbook_ws_frames_sent_total")).toBeGreaterThanOrEqual(2) // subscribed + book_update
+    expect(frames.some((f) => f.includes('"book_update"'))).toBe(true)
+    expect(moved('twinbook_deposits{stage="credited"}')).toBe(1)
+    expect(moved("twinbook_journal_batch_records_count")).toBeGreaterThan(0)
+    expect(moved("twinbook_journal_batch_records_sum")).toBeGreaterThanOrEqual(moved("twinbook_journal_batch_records_count"))
+    expect(moved("twinbook_journal_fsync_seconds_count")).toBeGreaterThan(0)
+    expect(moved("twinbook_journal_last_seq")).toBeGreaterThan(5)
+    expect(v(after, "twinbook_snapshot_age_seconds")).toBeLessThan(Infinity)
+    expect(v(after, "twinbook_chain_up")).toBe(1)
+    expect(v(after, "twinbook_chain_head_block")).toBe(Number(await t.public.getBlockNumber()))
+    expect(v(after, "twinbook_chain_watcher_lag_blocks")).toBe(0)
+    expect(v(after, "twinbook_chain_halted")).toBe(0)
+    expect(v(after, 'twinbook_payouts{state="pending"}')).toBe(0)
+    expect(v(after, 'twinbook_lp_bots{state="running"}')).toBe(0)
+
+    ws.close()
+    for (let i = 0; i < 100 && service.hub.connections > 0; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(v((await scrape(url)).samples, "twinbook_ws_connections")).toBe(0)
+    expect(errors).toEqual([])
+  }, 120_000)
+
+  it("keeps one registry per service: a second service in this process counts only its own, and can be public", async () => {
+    const other = await startService({
+      host: "127.0.0.1",
+      port: 0,
+      nowMs: () => clock.ms,
+      secret: new Uint8Array(32).fill(4),
+      lpTickMs: 0,
+      config: config(30),
+      ops: { metricsPublic: true }
+    })
+    try {
+      const own = await scrape(other.http.url, null)
+      expect(own.status).toBe(200)
+      expect(v(own.samples, "twinbook_fills_total")).toBe(0)
+      expect(own.text).not.toContain('route="/v1/orders"')
+      expect(own.text).not.toContain("twinbook_chain_up") // no chain configured: no chain families
+      // The first service's counts are untouched by the second's scrape.
+      expect(v((await scrape(service.http.url)).samples, "twinbook_fills_total")).toBe(1)
+    } finally {
+      await other.close()
+    }
+  })
+})
