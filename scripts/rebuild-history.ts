@@ -1,8 +1,11 @@
 // `npm run rebuild-history`: replays the entire journal under DATA_DIR (default ./data)
 // through a fresh Exchange, no snapshots, into a new DATA_DIR/history.duckdb that
 // atomically replaces the old one. Progress on stderr; one summary line on stdout.
+// It takes DATA_DIR's lock first (src/store/data-dir-lock.ts), as the service does: a directory
+// held by a running service is refused with the service's own message, exit code 75.
 import { existsSync } from "node:fs"
 import { performance } from "node:perf_hooks"
+import { acquireDataDirLock, DATA_DIR_IN_USE_EXIT, DataDirInUse } from "../src/store/data-dir-lock.ts"
 import { journalDir } from "../src/store/durable.ts"
 import { listSegments } from "../src/store/file-journal.ts"
 import { assertHistoryNotInUse, historyPath, rebuildHistory } from "../src/store/history-rebuild.ts"
@@ -17,7 +20,24 @@ const main = async (): Promise<number> => {
     process.stderr.write(`rebuild-history: no journal under ${journalDir(dataDir)}: nothing to rebuild from\n`)
     return 1
   }
+  let lock
+  try {
+    lock = acquireDataDirLock(dataDir)
+  } catch (err) {
+    if (!(err instanceof DataDirInUse)) throw err
+    process.stderr.write(`rebuild-history: ${err.message}\n`)
+    return DATA_DIR_IN_USE_EXIT
+  }
+  try {
+    return await rebuild(dataDir)
+  } finally {
+    lock.release()
+  }
+}
+
+const rebuild = async (dataDir: string): Promise<number> => {
   const path = historyPath(dataDir)
+  // Held by something other than a service (an open DuckDB shell): DuckDB's own lock still refuses.
   await assertHistoryNotInUse(path)
   const t0 = performance.now()
   let lastPct = -1

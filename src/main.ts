@@ -4,12 +4,14 @@ import { randomBytes } from "node:crypto"
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { Config, Console, Effect, Option, Redacted } from "effect"
+import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { demoCatalog } from "../fixtures/catalog.ts"
 import { DEFAULT_ABUSE_LIMITS } from "./api/context.ts"
-import { inlineVerifier, workerVerifier } from "./auth/verifier.ts"
+import { ChainService } from "./chain/chain.ts"
 import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
 import { makeService } from "./runtime/boot.ts"
+import { inlineVerifierLayer, liveMonoClockLayer, loggerLayer, nodeTransportLayer, wallClockLayer, workerVerifierLayer } from "./runtime/services.ts"
+import { durableStoreLayer } from "./runtime/store.ts"
 import { ANVIL_KEYS } from "./chain/anvil.ts"
 import { makeDevFaucet } from "./chain/faucet.ts"
 import { faucetRefusal } from "./usecase/faucet.ts"
@@ -123,20 +125,31 @@ const program = Effect.gen(function* () {
 
   // Released last, after everything the service acquired (its Scope closes in reverse order).
   yield* Effect.addFinalizer(() => Console.log("twinbook stopped"))
+  // The live graph (docs/runtime.md "Tags and layers"), built in the program's Scope: what it
+  // acquires (the verifier's worker threads) is released after the service itself.
+  const live = yield* Layer.build(
+    Layer.mergeAll(
+      wallClockLayer(() => clock.unsafeCurrentTimeMillis()), // live-only: the wall clock enters here; the exchange stamps commands with it (docs/time.md)
+      liveMonoClockLayer,
+      verifyWorkers > 0 ? workerVerifierLayer(verifyWorkers) : inlineVerifierLayer,
+      durableStoreLayer(dataDir),
+      nodeTransportLayer,
+      // Security events, internal errors, requests and notable events all go through the logger.
+      loggerLayer(logger),
+      chain === null ? (Layer.empty as Layer.Layer<ChainService>) : Layer.succeed(ChainService, chain)
+    )
+  )
   const service = yield* makeService({
     onStopStep: (waitingFor) => void (stopStep = waitingFor),
     host,
     port,
-    nowMs: () => clock.unsafeCurrentTimeMillis(), // live-only: the wall clock enters here; the exchange stamps commands with it (docs/time.md)
     secret,
     catalog: demoCatalog(),
-    dataDir,
     snapshotIntervalSec,
     ...(chain === null
       ? {}
       : {
           chain: {
-            chain,
             host,
             depositPort,
             confirmations,
@@ -146,7 +159,6 @@ const program = Effect.gen(function* () {
             corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== ""))
           }
         }),
-    verifier: verifyWorkers > 0 ? workerVerifier(verifyWorkers) : inlineVerifier(),
     faucet,
     config: {
       adminToken,
@@ -156,10 +168,8 @@ const program = Effect.gen(function* () {
       rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
       limits
     },
-    // Security events, internal errors, requests and notable events all go through the logger.
-    logger,
     ops: { metricsPublic, maxLagBlocks: readyMaxLagBlocks }
-  })
+  }).pipe(Effect.provide(live))
   yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
   yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
   const deposit = service.chainServices?.deposit

@@ -6,6 +6,7 @@ import { WebSocketServer, type WebSocket } from "ws"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
 import type { FeedHub, FeedSocket } from "../feed/hub.ts"
 import { ApiError } from "../domain/errors.ts"
+import type { Logger } from "../ops/log.ts"
 import type { App } from "./app.ts"
 import { corsHeaders } from "./cors.ts"
 import { errorResponse, type HttpRequest, type HttpResponse } from "./http.ts"
@@ -22,6 +23,8 @@ export interface NodeServerOptions {
   readonly nowMs: () => number
   /** Origins whose WebSocket upgrades may use the session cookie. */
   readonly corsOrigins: ReadonlySet<string>
+  /** WebSocket connects and disconnects, one line each (docs/metrics.md "Logs"); none when absent. */
+  readonly logger?: Logger
 }
 
 export interface RunningServer {
@@ -130,16 +133,39 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
       const origin = req.headers.origin
       const trusted = origin === undefined || opts.corsOrigins.has(origin)
       const cookieUser = cookie === null || !trusted ? null : verifySessionCookie(opts.secret, cookie, Math.floor(opts.nowMs() / 1000)) // live-only: a session cookie's signed expiry is checked against the wall clock (docs/time.md)
+      const address = req.socket.remoteAddress ?? "unknown"
+      // Who ended it: the server's own close (slow consumer 1013, a policy 1008, a drain 1001) is
+      // named as such; otherwise the code the client sent (1006 when the connection just dropped).
+      const closed: { byServer: { readonly code: number; readonly reason: string } | null } = { byServer: null }
       const feedSocket: FeedSocket = {
         cookieUser,
-        address: req.socket.remoteAddress ?? "unknown",
+        address,
         send: (frame) => ws.send(frame),
         bufferedBytes: () => ws.bufferedAmount,
-        close: (code, reason) => ws.close(code, reason)
+        close: (code, reason) => {
+          closed.byServer ??= { code, reason }
+          ws.close(code, reason)
+        }
       }
-      if (!hub.connect(feedSocket)) return
+      const log = opts.logger
+      if (!hub.connect(feedSocket)) {
+        log?.info("ws refused", { address, code: closed.byServer?.code, reason: closed.byServer?.reason })
+        return
+      }
+      log?.info("ws connected", { address, user: cookieUser ?? undefined, connections: hub.connections })
       ws.on("message", (data) => hub.onMessage(feedSocket, data.toString()))
-      ws.on("close", () => hub.disconnect(feedSocket))
+      ws.on("close", (code, reason) => {
+        hub.disconnect(feedSocket)
+        const by = closed.byServer ?? (draining ? { code: 1001, reason: "server shutting down" } : null)
+        log?.info("ws disconnected", {
+          address,
+          user: cookieUser ?? undefined,
+          closed_by: by === null ? "client" : "server",
+          code: by?.code ?? code,
+          reason: by?.reason ?? (reason.length > 0 ? reason.toString("utf8").slice(0, 123) : undefined),
+          connections: hub.connections
+        })
+      })
       ws.on("error", () => hub.disconnect(feedSocket))
     })
   })

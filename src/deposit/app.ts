@@ -7,7 +7,7 @@ import { normalizeAddress } from "../chain/chain.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { Exchange } from "../service/exchange.ts"
 import { depositProgress } from "../service/views.ts"
-import { type OnError, serveRouter } from "../api/app.ts"
+import { type OnError, type RequestObserver, serveRouter } from "../api/app.ts"
 import { json, Router } from "../api/http.ts"
 import { DepositApi } from "../api/declaration/api.ts"
 import { documentRoute } from "../api/openapi.ts"
@@ -32,7 +32,8 @@ export const DEPOSIT_ADDRESS_LIMIT = { name: "ip_deposit_address", limit: 30, wi
 
 const noStore = { "cache-control": "no-store" }
 
-export const makeDepositApp = (ctx: DepositCtx, onError: OnError = () => {}) => {
+/** `observe`: the live service's request hook (metrics and request lines); the simulator passes none. */
+export const makeDepositApp = (ctx: DepositCtx, onError: OnError = () => {}, observe?: RequestObserver) => {
   const router = new Router<DepositCtx>().add(
     {
       method: "GET",
@@ -95,5 +96,5 @@ export const makeDepositApp = (ctx: DepositCtx, onError: OnError = () => {}) => 
     }
   )
   router.add(documentRoute<DepositCtx>(DepositApi))
-  return serveRouter(router, ctx, ctx.config.corsOrigins, onError)
+  return serveRouter(router, ctx, ctx.config.corsOrigins, onError, observe)
 }

@@ -22,6 +22,9 @@ export interface MetricsSources {
   readonly chain?: ChainProbe
 }
 
+/** Request latency buckets (seconds), shared by the API and the deposit service. */
+const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
 const SNAP = /^snap-\d{12}\.json$/
 
 /** The newest snapshot's modification time (ms), or null when there is none. */
@@ -47,7 +50,15 @@ export class ServiceMetrics {
     name: "twinbook_http_request_duration_seconds",
     help: "HTTP requests by method, route template and status, and their latency (the _count is the request counter)",
     labelNames: ["method", "route", "status"] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry]
+  })
+  /** The deposit service's own port (DEPOSIT_PORT): a family of its own, so API dashboards and alerts stay as they are. */
+  readonly depositHttpDuration = new Histogram({
+    name: "twinbook_deposit_http_request_duration_seconds",
+    help: "Deposit-service HTTP requests by method, route template and status, and their latency (the _count is the request counter)",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: HTTP_BUCKETS,
     registers: [this.registry]
   })
   readonly orders = new Counter({

@@ -2,6 +2,8 @@
 // method, route template and status, one log line, and for POST /v1/orders the placement's
 // outcome. The user is the route's `user` (path or query) or, on a POST carrying a session
 // cookie, the cookie's verified user; nothing else of the request is logged (never a header).
+// The deposit service (its own port) is observed the same way into its own histogram family,
+// its lines marked `service: "deposit"`.
 import type { RequestDone, RequestObserver } from "../api/app.ts"
 import type { HttpRequest } from "../api/http.ts"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
@@ -15,6 +17,8 @@ export interface RequestObserverOptions {
   /** The wall clock and the session secret: a cookie's user is logged only once verified. */
   readonly nowMs: () => number
   readonly secret: Uint8Array
+  /** Which server: "api" (the default) or "deposit". */
+  readonly service?: "api" | "deposit"
 }
 
 /** Probes and scrapes: logged at debug, so a 5 s readiness probe does not fill the log. */
@@ -27,23 +31,28 @@ const userOf = (o: RequestObserverOptions, req: HttpRequest, r: RequestDone): st
   return cookie === null ? undefined : (verifySessionCookie(o.secret, cookie, Math.floor(o.nowMs() / 1000)) ?? undefined) // live-only: the cookie's signed expiry against the wall clock, as the routes check it
 }
 
-export const requestObserver = (o: RequestObserverOptions): RequestObserver => ({
-  monoMs: o.monoMs,
-  done: (req, r) => {
-    o.metrics.httpDuration.observe({ method: req.method, route: r.route, status: r.status }, r.durationMs / 1000)
-    if (r.route === "/v1/orders" && req.method === "POST") {
-      const result = r.status === 200 ? "accepted" : r.status === 202 ? "queued" : "rejected"
-      o.metrics.orders.inc({ result, reason: r.errorCode ?? "none" })
+export const requestObserver = (o: RequestObserverOptions): RequestObserver => {
+  const deposit = o.service === "deposit"
+  const histogram = deposit ? o.metrics.depositHttpDuration : o.metrics.httpDuration
+  return {
+    monoMs: o.monoMs,
+    done: (req, r) => {
+      histogram.observe({ method: req.method, route: r.route, status: r.status }, r.durationMs / 1000)
+      if (!deposit && r.route === "/v1/orders" && req.method === "POST") {
+        const result = r.status === 200 ? "accepted" : r.status === 202 ? "queued" : "rejected"
+        o.metrics.orders.inc({ result, reason: r.errorCode ?? "none" })
+      }
+      const level = r.status >= 500 ? "error" : QUIET.has(r.route) ? "debug" : "info"
+      if (!o.logger.enabled(level)) return
+      o.logger[level]("request", {
+        ...(deposit ? { service: "deposit" } : {}),
+        method: req.method,
+        route: r.route,
+        status: r.status,
+        duration_ms: Math.round(r.durationMs * 1000) / 1000,
+        user: userOf(o, req, r),
+        error_code: r.errorCode ?? undefined
+      })
     }
-    const level = r.status >= 500 ? "error" : QUIET.has(r.route) ? "debug" : "info"
-    if (!o.logger.enabled(level)) return
-    o.logger[level]("request", {
-      method: req.method,
-      route: r.route,
-      status: r.status,
-      duration_ms: Math.round(r.durationMs * 1000) / 1000,
-      user: userOf(o, req, r),
-      error_code: r.errorCode ?? undefined
-    })
   }
-})
+}

@@ -32,6 +32,8 @@ export interface PreparedOps {
   readonly logger: Logger
   readonly metrics: ServiceMetrics
   readonly observe: RequestObserver
+  /** The deposit service's request hook: its own histogram family, lines marked `service: "deposit"`. */
+  readonly depositObserve: RequestObserver
   /** The journal's disk, measured. */
   readonly storage: Storage
   /** Security events (AppCtx.log) as warn lines. */
@@ -47,6 +49,7 @@ export const prepareOps = (o: { logger?: Logger; nowMs: () => number; monoMs: ()
     logger,
     metrics,
     observe: requestObserver({ metrics, logger, monoMs: o.monoMs, nowMs: o.nowMs, secret: o.secret }),
+    depositObserve: requestObserver({ metrics, logger, monoMs: o.monoMs, nowMs: o.nowMs, secret: o.secret, service: "deposit" }),
     storage: meteredStorage(nodeStorage, o.monoMs, { batch: (n) => metrics.journalBatch.observe(n), fsyncSeconds: (s) => metrics.journalFsync.observe(s) }),
     log: (event) => {
       const { event: name, ...fields } = event

@@ -3,6 +3,7 @@
 // polled by a worker fiber (src/runtime/workers.ts; the simulator calls the passes itself instead). The chain guard checks every
 // pass that the chain still holds what the ledger relies on, and halts both workers when not.
 import { Effect, Ref, type Scope } from "effect"
+import type { RequestObserver } from "../api/app.ts"
 import { listen, type RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { Chain } from "../chain/chain.ts"
@@ -34,6 +35,10 @@ export interface ChainServicesOptions {
   readonly checkpoint?: CheckpointStore
   /** The guard's halt and resume lines; stderr when absent. */
   readonly log?: (line: string) => void
+  /** The deposit service's request hook (metrics and request lines; src/ops/requests.ts); none when absent. */
+  readonly observe?: RequestObserver
+  /** The service's bucket table, shared so /metrics counts the deposit service's refusals; one of its own when absent. */
+  readonly limiter?: RateLimiter
 }
 
 export interface ChainServices {
@@ -69,6 +74,10 @@ export interface ChainPartsOptions {
   readonly onError: (err: unknown) => void
   /** Errors of the watcher's pass (its RPC failures end a pass early; the next one retries). */
   readonly onWatcherError: (err: unknown) => void
+  /** The deposit routes' request hook (live only). */
+  readonly observe?: RequestObserver
+  /** The deposit routes' bucket table; one of its own (on `monoMs`) when absent. */
+  readonly limiter?: RateLimiter
 }
 
 /**
@@ -80,8 +89,9 @@ export const buildChainParts = (exchange: Exchange, o: ChainPartsOptions): Chain
   const guard = new ChainGuard({ chain: o.chain, exchange, store: o.checkpoint, confirmations: o.confirmations, ...(o.log === undefined ? {} : { log: o.log }) })
   exchange.chainGuard = guard
   const depositApp = makeDepositApp(
-    { exchange, chain: o.chain, limiter: new RateLimiter(o.monoMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
-    o.onError
+    { exchange, chain: o.chain, limiter: o.limiter ?? new RateLimiter(o.monoMs), config: { minUsdgMicro: o.minUsdgMicro, maxPerTxMicro: o.maxPerTxMicro, corsOrigins: o.corsOrigins } },
+    o.onError,
+    o.observe
   )
   const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError: o.onWatcherError, guard })
   const payouts = new PayoutWorker({ chain: o.chain, exchange, guard })

@@ -2,8 +2,10 @@
 // DATA_DIR) following a real Anvil as its external chain: ready while the chain answers and
 // the watcher keeps up; 503 naming the chain when Anvil is stopped (by PID) or when the watcher
 // falls behind by more than the bound; ready again once Anvil is back on the same port with its
-// saved state. Anvil is stopped by PID; afterAll proves none is left.
-import { mkdtempSync, rmSync } from "node:fs"
+// saved state; 503 naming the journal while DATA_DIR takes no new file. Anvil is stopped by PID;
+// afterAll proves none is left.
+import { execFileSync } from "node:child_process"
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -125,6 +127,32 @@ describe("GET /v1/ready", () => {
     expect(back.status, JSON.stringify(back.body)).toBe(200)
     expect(back.body.checks.chain.detail).toBe(`head ${head}, watcher 0 blocks behind`)
   }, 60_000)
+
+  it("turns not-ready when DATA_DIR takes no new file, naming the journal, and ready again once it does", async () => {
+    await service.chainServices!.poll()
+    expect((await ready()).status).toBe(200)
+    // Root ignores permission bits, so as root the directory is made immutable (chattr +i: no new
+    // entry, whoever asks); otherwise read-only to its owner. Either way the files already open
+    // (the journal's segment) keep taking writes: only the readiness probe's new file is refused.
+    const unwritable = process.getuid?.() === 0 ? () => execFileSync("chattr", ["+i", dataDir]) : () => chmodSync(dataDir, 0o555)
+    const writable = process.getuid?.() === 0 ? () => execFileSync("chattr", ["-i", dataDir]) : () => chmodSync(dataDir, 0o755)
+    unwritable()
+    try {
+      const down = await ready()
+      expect(down.status).toBe(503)
+      expect(down.body).toMatchObject({ error: "not_ready", status: "not_ready", checks: { journal: { ok: false }, chain: { ok: true }, deposit_service: { ok: true } } })
+      expect(down.body.checks.journal.detail).toMatch(/^not writable: E(PERM|ACCES)/)
+      expect(down.body.detail).toMatch(/^journal: not writable: /)
+      // Liveness does not depend on the disk.
+      expect((await checked(`${service.http.url}/v1/health`)).status).toBe(200)
+    } finally {
+      writable()
+    }
+    const back = await ready()
+    expect(back.status, JSON.stringify(back.body)).toBe(200)
+    expect(back.body.checks.journal).toEqual({ ok: true, detail: "writable" })
+    expect(readdirSync(dataDir)).not.toContain(".ready-probe")
+  })
 
   it("passes without a chain or a data directory, saying so", async () => {
     const bare = await startService({ host: "127.0.0.1", port: 0, nowMs: () => T0_MS, secret: new Uint8Array(32).fill(6), lpTickMs: 0, config })

@@ -1,9 +1,10 @@
 // Structured logs of the real process (`src/main.ts` as a child with LOG_LEVEL=debug, LOG_FORMAT=json,
 // the embedded Anvil, real HTTP, real Ed25519 and EIP-191 signatures): a full scripted session —
 // registration, an operator call, orders with a fill and a refusal, a wallet link, a deposit
-// credited on chain, a withdrawal paid out, a snapshot — then every stderr line parses as JSON with
-// ts, level and msg; request lines carry method, route template, status, duration_ms, the user and
-// the error code; the notable events are there; and no secret the session used (session cookie,
+// credited on chain, a withdrawal paid out, a WebSocket client, a snapshot, a SIGTERM — then every
+// stderr line parses as JSON with ts, level and msg; request lines (the API's and the deposit
+// service's) carry method, route template, status, duration_ms, the user and the error code; the
+// notable events are there (the WebSocket connect and disconnect, the stop's snapshot); and no secret the session used (session cookie,
 // operator token, api key, private keys, any signature sent) appears anywhere in stdout or stderr.
 // The logger's own rules (levels, the stack only at debug, redaction) are checked directly below.
 import { mkdtempSync, rmSync } from "node:fs"
@@ -12,6 +13,7 @@ import { join } from "node:path"
 import { createPublicClient, createWalletClient, http } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, describe, expect, it } from "vitest"
+import WebSocket from "ws"
 import { ANVIL_KEYS, processAlive } from "../../src/chain/anvil.ts"
 import type { Address } from "../../src/chain/chain.ts"
 import { usdgAbi } from "../../src/chain/contracts.ts"
@@ -104,6 +106,12 @@ describe("logs of a full session (real process, LOG_LEVEL=debug)", () => {
     expect((await alice.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4000, size: 10 })).status).toBe(200)
     expect((await bob.placeOrder({ market_id: market, side: "buy", outcome: "no", price: 6000, size: 10 })).status).toBe(200)
     expect((await alice.withdraw(1_000_000)).status).toBe(200)
+    // A feed client connects and leaves.
+    const ws = new WebSocket(child.url.replace(/^http/, "ws") + "/v1/ws")
+    await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject))
+    const wsClosed = new Promise<void>((resolve) => ws.once("close", () => resolve()))
+    ws.close(1000, "bye")
+    await wsClosed
     const events = () => child.stderr().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>)
     await until("the payout and a snapshot", async () => (events().some((e) => e.msg === "payout sent") && events().some((e) => e.msg === "snapshot") ? true : null))
 
@@ -139,6 +147,15 @@ describe("logs of a full session (real process, LOG_LEVEL=debug)", () => {
     expect(requests.some((r) => String(r.route).includes(alice.user))).toBe(false)
     // The notable events.
     for (const msg of ["recovery", "deposit credited", "payout sent", "snapshot"]) expect(parsed.map((e) => e.msg), msg).toContain(msg)
+    // The deposit service's own port logs its requests the same way, marked as its own.
+    expect(requests).toContainEqual(expect.objectContaining({ service: "deposit", method: "GET", route: "/v1/deposit/native-address/:user_address", status: 200, level: "info" }))
+    expect(requests.some((r) => String(r.route).includes(depositor.address))).toBe(false)
+    // WebSocket connects and disconnects, and who closed.
+    expect(parsed).toContainEqual(expect.objectContaining({ msg: "ws connected", level: "info", address: "127.0.0.1" }))
+    expect(parsed).toContainEqual(expect.objectContaining({ msg: "ws disconnected", level: "info", closed_by: "client", code: 1000, reason: "bye" }))
+    // The clean stop's last snapshot is logged like the periodic ones, after the SIGTERM.
+    const stopSnapshot = parsed.find((e) => e.msg === "snapshot" && e.reason === "stop")
+    expect(stopSnapshot).toMatchObject({ level: "info", seq: expect.any(Number), path: expect.stringContaining(dataDir) })
     expect(parsed.find((e) => e.msg === "deposit credited")).toMatchObject({ level: "info", user: alice.user, amount_micro: 10_000_000 })
 
     // No secret anywhere in the process's output.

@@ -2,8 +2,10 @@
 // the contracts deployed, real Ed25519 and EIP-191 signatures, a real WebSocket): every family is
 // present, and a scripted session — registrations past the limit, orders (accepted and rejected),
 // a fill, a WebSocket subscription, a deposit credited on chain, a snapshot — moves the ones it
-// touches (values compared before and after). A second service in the same process has its own
-// registry. Anvil is stopped by PID; afterAll proves none is left.
+// touches (values compared before and after); so do the deposit service's requests and rate limit,
+// a server-managed LP bot started then paused on one-sided inventory, a withdrawal paid out on
+// Anvil, and a WebSocket client that never reads (closed as a slow consumer). A second service in
+// the same process has its own registry. Anvil is stopped by PID; afterAll proves none is left.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -12,15 +14,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { ANVIL_KEYS, processAlive } from "../../src/chain/anvil.ts"
 import type { Address } from "../../src/chain/chain.ts"
+import { usdgAbi } from "../../src/chain/contracts.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
+import { delegatedSession, startBot, stopBot } from "../support/lp.ts"
 
 const T0_MS = 1_795_305_600_000
 const ADMIN = "metrics-admin-token"
 const clock = { ms: T0_MS }
+/** The monotonic clock runs with real time; `skipMs` jumps it (a minute passing for the rate limits). */
+const mono = { skipMs: 0 }
+const monoMs = () => performance.now() + mono.skipMs
 let t: AnvilChain
 let dataDir: string
 let service: Service
@@ -42,7 +49,7 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     nowMs: () => clock.ms,
-    monoMs: () => performance.now(),
+    monoMs,
     secret: new Uint8Array(32).fill(3),
     dataDir,
     catalog: demoCatalog(),
@@ -126,6 +133,7 @@ describe("GET /metrics", () => {
       "twinbook_payouts",
       "twinbook_lp_bots",
       "twinbook_rate_limit_hits_total",
+      "twinbook_deposit_http_request_duration_seconds",
       "process_resident_memory_bytes",
       "nodejs_eventloop_lag_seconds"
     ]) {
@@ -197,6 +205,8 @@ describe("GET /metrics", () => {
     expect(moved("twinbook_ws_frames_sent_total")).toBeGreaterThanOrEqual(2) // subscribed + book_update
     expect(frames.some((f) => f.includes('"book_update"'))).toBe(true)
     expect(moved('twinbook_deposits{stage="credited"}')).toBe(1)
+    // The deposit service's own port is metered too, in its own family (route template, status).
+    expect(moved('twinbook_deposit_http_request_duration_seconds_count{method="GET",route="/v1/deposit/native-address/:user_address",status="200"}')).toBe(1)
     expect(moved("twinbook_journal_batch_records_count")).toBeGreaterThan(0)
     expect(moved("twinbook_journal_batch_records_sum")).toBeGreaterThanOrEqual(moved("twinbook_journal_batch_records_count"))
     expect(moved("twinbook_journal_fsync_seconds_count")).toBeGreaterThan(0)
@@ -215,7 +225,123 @@ describe("GET /metrics", () => {
     expect(errors).toEqual([])
   }, 120_000)
 
+  it("counts the deposit service's rate-limit refusals with the API's, and its 429s in its own family", async () => {
+    const url = service.http.url
+    const before = (await scrape(url)).samples
+    const wallet = privateKeyToAccount(ANVIL_KEYS[1]).address // watched already: no journal write per request
+    let refusedAt = 0
+    // DEPOSIT_ADDRESS_LIMIT allows 30 a minute from one address; the next one is refused.
+    for (let i = 1; i <= 60 && refusedAt === 0; i++) {
+      const res = await fetch(`${service.chainServices!.deposit.url}/v1/deposit/native-address/${wallet}`)
+      await res.arrayBuffer()
+      if (res.status === 429) refusedAt = i
+      else expect(res.status).toBe(200)
+    }
+    expect(refusedAt).toBeGreaterThan(1)
+    const after = (await scrape(url)).samples
+    const moved = (key: string): number => v(after, key) - v(before, key)
+    expect(moved('twinbook_rate_limit_hits_total{bucket="ip_deposit_address"}')).toBe(1)
+    expect(moved('twinbook_deposit_http_request_duration_seconds_count{method="GET",route="/v1/deposit/native-address/:user_address",status="429"}')).toBe(1)
+    expect(moved('twinbook_deposit_http_request_duration_seconds_count{method="GET",route="/v1/deposit/native-address/:user_address",status="200"}')).toBe(refusedAt - 1)
+    // The API's own family is not touched by the deposit service's requests.
+    expect(after.has('twinbook_http_request_duration_seconds_count{method="GET",route="/v1/deposit/native-address/:user_address",status="200"}')).toBe(false)
+  })
+
+  it("moves the LP-bot gauges: a server-managed bot running, then one of its markets paused on one-sided inventory", async () => {
+    const url = service.http.url
+    const market = service.exchange.catalog.market("g7-2027-prediction-markets")!.market.market_id
+    const tick = () => service.lpBots.tick(monoMs())
+    mono.skipMs += 60_000 // the registration bucket (3 a minute) is full again
+    const before = (await scrape(url)).samples
+    expect(v(before, 'twinbook_lp_bots{state="running"}')).toBe(0)
+    const funded = async (label: string) => {
+      const c = client(label)
+      expect((await c.register()).status).toBe(200)
+      expect((await admin("/v1/admin/credit", { user: c.user, amount_micro: 1_000_000_000 })).status).toBe(200)
+      return c
+    }
+    // A maker quoting around mid 5000 gives the bot a mid; LADDER then bids 4900 and 4800, 10 each.
+    const mm = await funded("metrics-lp-mm")
+    expect((await mm.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4700, size: 10 })).status).toBe(200)
+    expect((await mm.placeOrder({ market_id: market, side: "buy", outcome: "no", price: 4700, size: 10 })).status).toBe(200)
+    const lp = await funded("metrics-lp")
+    const session = await delegatedSession(lp)
+    expect((await startBot(lp, session.session_pub, [market])).status).toBe(200)
+    await tick()
+    const running = (await scrape(url)).samples
+    expect(v(running, 'twinbook_lp_bots{state="running"}')).toBe(1)
+    expect(v(running, 'twinbook_lp_bots{state="paused_markets"}')).toBe(0)
+
+    // A taker sells 20 YES into both bids: the bot is long 20, over its skew tolerance (16), and pauses.
+    const taker = await funded("metrics-lp-taker")
+    const sold = await taker.placeOrder({ market_id: market, side: "buy", outcome: "no", price: 5200, size: 20, order_type: "ioc" })
+    expect(sold.body).toMatchObject({ remaining: 0 })
+    await tick()
+    const paused = (await scrape(url)).samples
+    expect(v(paused, 'twinbook_lp_bots{state="running"}')).toBe(1)
+    expect(v(paused, 'twinbook_lp_bots{state="paused_markets"}')).toBe(1)
+
+    expect((await stopBot(lp)).status).toBe(200)
+    const stopped = (await scrape(url)).samples
+    expect(v(stopped, 'twinbook_lp_bots{state="running"}')).toBe(0)
+    expect(v(stopped, 'twinbook_lp_bots{state="paused_markets"}')).toBe(0)
+  })
+
+  it("moves the payouts gauge through a withdrawal paid on Anvil: pending, then confirmed", async () => {
+    const url = service.http.url
+    const before = (await scrape(url)).samples
+    mono.skipMs += 60_000
+    const payee = client("metrics-payee")
+    expect((await payee.register()).status).toBe(200)
+    expect((await admin("/v1/admin/credit", { user: payee.user, amount_micro: 10_000_000 })).status).toBe(200)
+    const wallet = privateKeyToAccount(ANVIL_KEYS[2])
+    expect((await payee.linkWallet(wallet.address, (message) => wallet.signMessage({ message }))).status).toBe(200)
+    const requested = await payee.withdraw(1_000_000)
+    expect(requested.status, JSON.stringify(requested.body)).toBe(200)
+    const pending = (await scrape(url)).samples
+    expect(v(pending, 'twinbook_payouts{state="pending"}') - v(before, 'twinbook_payouts{state="pending"}')).toBe(1)
+
+    const confirmed = () => [...service.exchange.withdrawals.byId.values()].filter((w) => w.status === "confirmed").length
+    const confirmedBefore = confirmed()
+    for (let i = 0; i < 10 && confirmed() === confirmedBefore; i++) {
+      clock.ms += 1_000
+      await service.chainServices!.poll()
+    }
+    expect(confirmed()).toBe(confirmedBefore + 1)
+    const after = (await scrape(url)).samples
+    expect(v(after, 'twinbook_payouts{state="pending"}')).toBe(v(before, 'twinbook_payouts{state="pending"}'))
+    expect(v(after, 'twinbook_payouts{state="confirmed"}') - v(before, 'twinbook_payouts{state="confirmed"}')).toBe(1)
+    const paid = await t.public.readContract({ address: t.info.token, abi: usdgAbi, functionName: "balanceOf", args: [wallet.address] })
+    expect(paid).toBe(1_000_000n)
+  }, 60_000)
+
+  it("counts a slow consumer's close: a WebSocket client that never reads its frames", async () => {
+    const url = service.http.url
+    const before = (await scrape(url)).samples
+    const ws = new WebSocket(service.http.wsUrl)
+    await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject))
+    ws.pause() // reads nothing from here on: the kernel's buffers fill, then the server's send buffer
+    // Each frame names an unknown ~60 KiB channel; the server echoes it in an error frame of that size.
+    const big = JSON.stringify({ type: "subscribe", channel: "x".repeat(60_000) })
+    const closesBefore = service.hub.slowConsumerCloses
+    let sentBytes = 0
+    // Bounded by bytes, not time: far more than the loopback buffers and the 4 MiB limit together.
+    while (service.hub.slowConsumerCloses === closesBefore && sentBytes < 256 * 1024 * 1024) {
+      for (let i = 0; i < 16; i++) ws.send(big)
+      sentBytes += 16 * big.length
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    expect(service.hub.slowConsumerCloses).toBe(closesBefore + 1)
+    ws.terminate()
+    const after = (await scrape(url)).samples
+    expect(v(after, "twinbook_ws_slow_consumer_closes_total") - v(before, "twinbook_ws_slow_consumer_closes_total")).toBe(1)
+    for (let i = 0; i < 100 && service.hub.connections > 0; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(v((await scrape(url)).samples, "twinbook_ws_connections")).toBe(0)
+  }, 60_000)
+
   it("keeps one registry per service: a second service in this process counts only its own, and can be public", async () => {
+    const fills = v((await scrape(service.http.url)).samples, "twinbook_fills_total")
+    expect(fills).toBeGreaterThan(0)
     const other = await startService({
       host: "127.0.0.1",
       port: 0,
@@ -232,7 +358,7 @@ describe("GET /metrics", () => {
       expect(own.text).not.toContain('route="/v1/orders"')
       expect(own.text).not.toContain("twinbook_chain_up") // no chain configured: no chain families
       // The first service's counts are untouched by the second's scrape.
-      expect(v((await scrape(service.http.url)).samples, "twinbook_fills_total")).toBe(1)
+      expect(v((await scrape(service.http.url)).samples, "twinbook_fills_total")).toBe(fills)
     } finally {
       await other.close()
     }

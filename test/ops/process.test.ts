@@ -1,7 +1,8 @@
 // Process hygiene on the real service (`src/main.ts` as a child, WEB=false, a temp DATA_DIR, real
 // HTTP): one service per DATA_DIR (its own lock, refused with the directory and the holder's PID,
 // a lock of a dead or recycled PID taken over), the operator token kept in DATA_DIR and printed
-// once, and the embedded chain's port pinned by CHAIN_PORT (refused clearly when taken). Plus the
+// once, and the embedded chain's port pinned by CHAIN_PORT (refused clearly when taken);
+// `npm run rebuild-history` refused on a running service's directory by the same lock. Plus the
 // lock module itself against real processes' PIDs and start times.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
@@ -30,10 +31,16 @@ const boot = async (dataDir: string, env: Record<string, string> = {}): Promise<
   return child
 }
 
-/** The service run to its end (a start that must be refused): spawn, not spawnSync. */
-const runToExit = (dataDir: string, env: Record<string, string> = {}) => {
+/** This process's environment without vitest's own settings, for a child. */
+const childEnv = (): Record<string, string> => {
   const base: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "NODE_OPTIONS" && !k.startsWith("VITEST")) base[k] = v
+  return base
+}
+
+/** The service run to its end (a start that must be refused): spawn, not spawnSync. */
+const runToExit = (dataDir: string, env: Record<string, string> = {}) => {
+  const base = childEnv()
   return runProcess(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...base, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, CHAIN: "off", WEB: "false", ADMIN_TOKEN: "proc-admin", VERIFY_WORKERS: "0", ...env },
@@ -76,6 +83,25 @@ describe("the DATA_DIR lock (src/store/data-dir-lock.ts)", () => {
     first.kill("SIGTERM")
     expect((await first.exited).code).toBe(0)
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false) // released at the stop
+  }, 180_000)
+
+  it("is taken by `npm run rebuild-history` too: refused on a running service's DATA_DIR with the same message, run once it stops", async () => {
+    const dataDir = tempDir("rebuild")
+    const first = await boot(dataDir)
+    const rebuild = () => runProcess(process.execPath, ["--import", "tsx", "scripts/rebuild-history.ts"], { cwd: ROOT, env: { ...childEnv(), DATA_DIR: dataDir }, timeoutMs: 90_000 })
+    const refused = await rebuild()
+    expect(refused.status).toBe(DATA_DIR_IN_USE_EXIT)
+    expect(refused.stderr).toContain(`rebuild-history: DATA_DIR ${realpathSync(dataDir)} is in use by another twinbook service (pid ${first.pid}); stop it first`)
+    expect(refused.stderr).not.toMatch(/duckdb|Could not set lock/i)
+    expect(refused.stdout).toBe("")
+    expect(JSON.parse(readFileSync(join(dataDir, LOCK_FILE), "utf8")).pid).toBe(first.pid) // the holder's lock untouched
+    expect((await fetch(`${first.url}/v1/markets?limit=1`)).status).toBe(200)
+    first.kill("SIGTERM")
+    expect((await first.exited).code).toBe(0)
+    const ran = await rebuild()
+    expect(ran.status, ran.stderr).toBe(0)
+    expect(ran.stdout).toMatch(/^rebuilt .*history\.duckdb: \d+ journal records through seq \d+/)
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false) // released at its end
   }, 180_000)
 
   it("does not block the next start after kill -9 of the holder", async () => {

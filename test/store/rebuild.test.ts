@@ -47,7 +47,7 @@ const liveRun = async (): Promise<string> => {
   await trade(a.exchange, 150, 52)
   await a.flushHistory()
   await trade(a.exchange, 50, 53)
-  await crash(a)
+  await crash(a, dir)
   const b = await startDurable(dir)
   await trade(b.exchange, 200, 54)
   await b.close()
@@ -93,10 +93,10 @@ describe("rebuild-history", () => {
     // And the service starts on the rebuilt file without replaying or re-projecting anything.
     const s = await startDurable(dir)
     expect(s.historyStartup).toMatchObject({ rebuilt: null, projectedSeq: live.projectedSeq, seededTrades: live.trades.length })
-    // While it holds the file, a rebuild is refused rather than racing it.
+    // While it holds the directory, a rebuild is refused rather than racing it: the service's lock, named.
     const busy = script("rebuild-history.ts", [], dir)
-    expect(busy.status).toBe(1)
-    expect(busy.stderr).toMatch(/in use by another process/)
+    expect(busy.status).toBe(75)
+    expect(busy.stderr).toMatch(new RegExp(`in use by another twinbook service \\(pid ${process.pid}\\)`))
     await s.close()
   })
 

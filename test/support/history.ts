@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
+import { LOCK_FILE } from "../../src/store/data-dir-lock.ts"
 import type { ServiceCommand } from "../../src/service/commands.ts"
 import type { Exchange } from "../../src/service/exchange.ts"
 import { type Candle, INTERVALS, type Interval, type TradeRecord } from "../../src/service/history.ts"
@@ -59,7 +60,10 @@ export const startDurable = (dataDir: string): Promise<Service> =>
  * The process vanishes: transport and journal file closed, but no snapshot and no
  * history flush (whatever the store had not flushed is lost with the process).
  */
-export const crash = async (s: Service): Promise<void> => {
+export const crash = async (s: Service, dataDir?: string): Promise<void> => {
+  // A killed process's lock is stale and the next start takes it over; this process lives on, so
+  // the lock it holds is dropped here instead (a script started next would otherwise see it held).
+  if (dataDir !== undefined) rmSync(join(dataDir, LOCK_FILE), { force: true })
   await s.http.close()
   await s.ctx.verifier.close()
   await s.durable!.journal.sync()
