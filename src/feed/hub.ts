@@ -9,7 +9,7 @@ import { jsonTooDeep, MAX_JSON_DEPTH } from "../domain/json-depth.ts"
 import type { Exchange } from "../service/exchange.ts"
 import type { TradeRecord } from "../service/history.ts"
 import { tradeFromFill } from "../service/history.ts"
-import { bookView, portfolioState } from "../service/views.ts"
+import { bookView, type MarkMemo, PortfolioJson, portfolioState } from "../service/views.ts"
 
 export interface FeedSocket {
   /** The user proved by the session cookie on the upgrade request, if any. */
@@ -51,6 +51,8 @@ export class FeedHub {
   private readonly dirtyMarkets = new Set<string>()
   private readonly dirtyUsers = new Set<string>()
   private pendingTrades: TradeRecord[] = []
+  /** Portfolio JSON with each unchanged position's text kept between flushes. */
+  private readonly portfolios: PortfolioJson
   private onDirty: () => void = () => {}
   /** Frames handed to sockets, and sockets closed as slow consumers (read by /metrics; counts only). */
   framesSent = 0
@@ -61,6 +63,7 @@ export class FeedHub {
     private readonly nowMs: () => number,
     private readonly limits: FeedLimits = { connectionsPerAddress: Infinity, subscriptionsPerConnection: Infinity }
   ) {
+    this.portfolios = new PortfolioJson(exchange)
     exchange.onApply((_record, result) => {
       let changed = false
       for (const ev of result.events) {
@@ -240,7 +243,10 @@ export class FeedHub {
     const set = this.subscribers.get(key)
     if (set === undefined || !set.delete(socket) || set.size > 0) return
     this.subscribers.delete(key)
-    if (key.startsWith("user:")) this.liveUsers.delete(key.slice(5))
+    if (key.startsWith("user:")) {
+      this.liveUsers.delete(key.slice(5))
+      this.portfolios.forget(key.slice(5))
+    }
   }
 
   private send(socket: FeedSocket, data: string): void {
@@ -289,10 +295,12 @@ export class FeedHub {
       }
     }
     this.dirtyMarkets.clear()
+    const marks: MarkMemo = new Map()
     for (const user of this.dirtyUsers) {
       const key = `user:${user}`
       if (this.subscribers.get(key)?.size) {
-        this.broadcast(key, frame({ type: "portfolio_update", user, ts, state: portfolioState(this.exchange, user) }))
+        // frame({ type: "portfolio_update", user, ts, state }) with the state's JSON spliced in.
+        this.broadcast(key, `{"type":"portfolio_update","user":${frame(user)},"ts":${frame(ts)},"state":${this.portfolios.state(user, marks)}}`)
       }
     }
     this.dirtyUsers.clear()

@@ -59,15 +59,46 @@ export const yesMark = (x: Exchange, marketId: string): number | null => {
  * is that side's count. Prices are 0..1; money is micro-USDC; `cash_pnl` is the
  * headline side's mark value minus its cost.
  */
-export const positionView = (x: Exchange, user: string, marketId: string) => {
-  const p: Position | undefined = x.engine.accounts.get(user)?.positions.get(marketId)
+export const positionView = (x: Exchange, user: string, marketId: string) =>
+  positionFrom(user, marketId, x.engine.accounts.get(user)?.positions.get(marketId), marketMark(x, marketId))
+
+/** What a position's view reads from its market, read once per market. */
+interface MarketMark {
+  readonly found: ReturnType<Catalog["market"]>
+  readonly yesMark: number | null
+  // The catalog fields a view reads, copied: a kept piece compares them by value.
+  readonly status: string | undefined
+  readonly winning: string | null | undefined
+  readonly slug: string | undefined
+  readonly endDate: number | undefined
+}
+
+/** Each market's mark, read once per feed flush (state does not change within one). */
+export type MarkMemo = Map<string, MarketMark>
+
+const marketMark = (x: Exchange, marketId: string): MarketMark => {
   const found = x.catalog.market(marketId)
+  return {
+    found,
+    yesMark: yesMark(x, marketId),
+    status: found?.market.status,
+    winning: found?.market.winning_outcome,
+    slug: found?.market.slug,
+    endDate: found?.event.end_date
+  }
+}
+
+const sameMark = (a: MarketMark, b: MarketMark): boolean =>
+  a === b || (a.yesMark === b.yesMark && a.status === b.status && a.winning === b.winning && a.slug === b.slug && a.endDate === b.endDate)
+
+const positionFrom = (user: string, marketId: string, p: Position | undefined, mark: MarketMark) => {
+  const found = mark.found
   const yes = p?.yes ?? 0
   const no = p?.no ?? 0
   const isYes = yes >= no
   const size = isYes ? yes : no
   const cost = isYes ? (p?.costYesMicro ?? 0) : (p?.costNoMicro ?? 0)
-  const yesMarkPrice = yesMark(x, marketId)
+  const yesMarkPrice = mark.yesMark
   const resolved = found?.market.status === "resolved"
   const markPrice = resolved
     ? (found.market.winning_outcome === (isYes ? "yes" : "no") ? 1 : 0)
@@ -118,24 +149,83 @@ export const bookView = (x: Exchange, marketId: string, tsMs: number, depth = 10
   }
 }
 
+/** A position as the user channel carries it (SPEC §6): positionView's fields, in this order. */
+const portfolioPosition = (p: ReturnType<typeof positionView>) => ({
+  market_id: p.market_id,
+  outcome: p.outcome,
+  size: p.size,
+  avg_price: p.avg_price,
+  mark_price: p.mark_price,
+  cash_pnl: p.cash_pnl,
+  slug: p.slug,
+  redeemable: p.redeemable,
+  end_date: p.end_date
+})
+
 /** The user channel's `state` (SPEC §6). */
 export const portfolioState = (x: Exchange, user: string) => {
   const b = balanceView(x, user)
   return {
     balance: { available: b.available, locked: b.locked, total: b.total },
-    positions: allPositions(x, user).map((p) => ({
-      market_id: p.market_id,
-      outcome: p.outcome,
-      size: p.size,
-      avg_price: p.avg_price,
-      mark_price: p.mark_price,
-      cash_pnl: p.cash_pnl,
-      slug: p.slug,
-      redeemable: p.redeemable,
-      end_date: p.end_date
-    })),
+    positions: allPositions(x, user).map(portfolioPosition),
     open_orders: openOrders(x, user)
   }
+}
+
+/**
+ * `JSON.stringify(portfolioState(x, user))`, byte for byte, for the feed: it re-sends a
+ * holder's whole portfolio whenever one of its markets' books moves, and rebuilding and
+ * serialising every position each time was a fifth of a busy simulation. A position's
+ * JSON is kept and reused while everything its view reads is equal — the position's
+ * counts and costs, its market's mark and catalog fields — compared by value, never
+ * assumed (test/service/portfolio-json.test.ts).
+ */
+export class PortfolioJson {
+  private readonly kept = new Map<string, { keys: string[]; readonly pieces: Map<string, Piece> }>()
+
+  constructor(private readonly x: Exchange) {}
+
+  state(user: string, marks: MarkMemo = new Map()): string {
+    const b = balanceView(this.x, user)
+    const a = this.x.engine.accounts.get(user)
+    const parts: string[] = []
+    if (a !== undefined) {
+      let mine = this.kept.get(user)
+      if (mine === undefined) this.kept.set(user, (mine = { keys: [], pieces: new Map() }))
+      // The sorted market ids are kept while the position map holds exactly those keys.
+      if (mine.keys.length !== a.positions.size || !mine.keys.every((k) => a.positions.has(k))) mine.keys = [...a.positions.keys()].sort()
+      for (const marketId of mine.keys) {
+        const p = a.positions.get(marketId)!
+        let mark = marks.get(marketId)
+        if (mark === undefined) marks.set(marketId, (mark = marketMark(this.x, marketId)))
+        const piece = mine.pieces.get(marketId)
+        if (piece !== undefined && piece.yes === p.yes && piece.no === p.no && piece.costYes === p.costYesMicro && piece.costNo === p.costNoMicro && sameMark(piece.mark, mark)) {
+          parts.push(piece.json)
+        } else {
+          const json = JSON.stringify(portfolioPosition(positionFrom(user, marketId, p, mark)))
+          mine.pieces.set(marketId, { yes: p.yes, no: p.no, costYes: p.costYesMicro, costNo: p.costNoMicro, mark, json })
+          parts.push(json)
+        }
+      }
+    }
+    const balance = JSON.stringify({ available: b.available, locked: b.locked, total: b.total })
+    return `{"balance":${balance},"positions":[${parts.join(",")}],"open_orders":${JSON.stringify(openOrders(this.x, user))}}`
+  }
+
+  /** Drops a user's kept pieces (its channel has no subscriber left). */
+  forget(user: string): void {
+    this.kept.delete(user)
+  }
+}
+
+/** A position's JSON and what it was built from. */
+interface Piece {
+  readonly yes: number
+  readonly no: number
+  readonly costYes: number
+  readonly costNo: number
+  readonly mark: MarketMark
+  readonly json: string
 }
 
 /**
