@@ -92,6 +92,16 @@ const boot = async (dataDir: string, env: Record<string, string> = {}): Promise<
   return child
 }
 
+/** A start-up line: the child resolves at the first URL line, and the others follow it (a generous bound, not a speed assertion). */
+const startLine = async (s: ChildServer, prefix: string): Promise<string> => {
+  for (let waitedMs = 0; waitedMs < 30_000; waitedMs += 50) {
+    const line = s.lines.find((l) => l.startsWith(prefix))
+    if (line !== undefined) return line
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`no start-up line "${prefix}…" in:\n${s.lines.join("\n")}`)
+}
+
 /**
  * A POST whose headers go now and whose body goes when `finish` is called. It sends
  * `expect: 100-continue`, so `read` resolves once the server has read the headers: the request is
@@ -226,7 +236,7 @@ describe("SIGTERM drains the real service", () => {
     }
     // The restart on the same DATA_DIR: recovered from the snapshot taken at the stop, nothing to replay.
     server = await boot(dataDir)
-    const recovered = server.lines.find((l) => l.startsWith("data dir"))!
+    const recovered = await startLine(server, "data dir")
     const m = /recovered to seq (\d+): snapshot (\d+) \+ 0 journal records/.exec(recovered)
     expect(m, recovered).not.toBeNull()
     expect(m![2]).toBe(m![1])
