@@ -4,7 +4,7 @@
 // pass that the chain still holds what the ledger relies on, and halts both workers when not.
 import { Effect, Ref, type Scope } from "effect"
 import type { RequestObserver } from "../api/app.ts"
-import { listen, type RunningServer } from "../api/node-server.ts"
+import type { RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { Chain } from "../chain/chain.ts"
 import { ChainGuard, type CheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
@@ -13,6 +13,7 @@ import { DepositWatcher } from "../chain/watcher.ts"
 import { makeDepositApp } from "../deposit/app.ts"
 import { liveMonoClock } from "../time/clock.ts"
 import type { Exchange } from "../service/exchange.ts"
+import { TransportService } from "./services.ts"
 import { forkWorker, type Worker } from "./workers.ts"
 
 export interface ChainServicesOptions {
@@ -108,7 +109,7 @@ export const makeChainServices = (
   exchange: Exchange,
   o: ChainServicesOptions,
   onError: (err: unknown) => void
-): Effect.Effect<ChainServices, never, Scope.Scope> =>
+): Effect.Effect<ChainServices, never, Scope.Scope | TransportService> =>
   Effect.gen(function* () {
     const { guard, depositApp, watcher, payouts } = yield* Effect.acquireRelease(
       Effect.sync(() =>
@@ -123,10 +124,9 @@ export const makeChainServices = (
       ),
       ({ guard }) => Effect.sync(() => void (exchange.chainGuard === guard ? (exchange.chainGuard = null) : undefined))
     )
-    const deposit = yield* Effect.acquireRelease(
-      Effect.promise(() => listen({ app: depositApp, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs: o.nowMs ?? (() => exchange.journalMs()), corsOrigins: o.corsOrigins })),
-      (d) => Effect.promise(() => d.close())
-    )
+    // Its own port, through the same transport as the API (a server without a feed hub answers upgrades 404).
+    const transport = yield* TransportService
+    const deposit = yield* transport.serve({ app: depositApp, hub: null, host: o.host, port: o.depositPort, secret: new Uint8Array(32), nowMs: o.nowMs ?? (() => exchange.journalMs()), corsOrigins: o.corsOrigins })
     // An RPC hiccup ends a pass early; the next one retries. Both passes run unless the scope is closing.
     const turn = yield* Effect.makeSemaphore(1)
     const open = yield* Ref.make(true)
