@@ -11,7 +11,7 @@
 //    DATA_DIR started in another directory (a backup restored).
 // And the bound itself: a request that never completes makes the stop time out, exit 124 and say
 // what it was waiting for.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { request, type ClientRequest, type IncomingMessage } from "node:http"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -23,6 +23,7 @@ import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel, signOrder } from "../../src/client/keys.ts"
 import { idFromSlug } from "../../src/service/catalog.ts"
 import { type ChildServer, loopbackTransport, startChildServer } from "../support/child-server.ts"
+import { anvilChildrenOf } from "../support/anvil-chain.ts"
 
 const ADMIN_TOKEN = "drain-admin-token"
 const TRADERS = 4
@@ -46,19 +47,6 @@ const running = (pid: number): boolean => {
     return false
   }
 }
-/** Anvil processes whose parent is `pid` (Linux /proc). */
-const anvilChildrenOf = (pid: number): number[] =>
-  readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .map(Number)
-    .filter((p) => {
-      try {
-        const stat = readFileSync(`/proc/${p}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
-        return stat[0] !== "Z" && Number(stat[1]) === pid && /anvil$/.test(readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] ?? "")
-      } catch {
-        return false
-      }
-    })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const until = async <A>(what: string, probe: () => Promise<A | null> | A | null, timeoutMs = 30_000): Promise<A> => {

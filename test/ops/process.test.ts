@@ -4,7 +4,7 @@
 // once, and the embedded chain's port pinned by CHAIN_PORT (refused clearly when taken);
 // `npm run rebuild-history` refused on a running service's directory by the same lock. Plus the
 // lock module itself against real processes' PIDs and start times.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -13,6 +13,7 @@ import { freePort } from "../../src/chain/anvil.ts"
 import { acquireDataDirLock, DATA_DIR_IN_USE_EXIT, DataDirInUse, LOCK_FILE, processStart } from "../../src/store/data-dir-lock.ts"
 import { type ChildServer, startChildServer } from "../support/child-server.ts"
 import { runProcess } from "../support/run-process.ts"
+import { anvilChildrenOf } from "../support/anvil-chain.ts"
 
 const ROOT = join(import.meta.dirname, "..", "..")
 const dirs: string[] = []
@@ -48,19 +49,6 @@ const runToExit = (dataDir: string, env: Record<string, string> = {}) => {
   })
 }
 
-/** Anvil processes whose parent is `pid` (Linux /proc). */
-const anvilChildrenOf = (pid: number): number[] =>
-  readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .map(Number)
-    .filter((p) => {
-      try {
-        const stat = readFileSync(`/proc/${p}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
-        return stat[0] !== "Z" && Number(stat[1]) === pid && /anvil$/.test(readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] ?? "")
-      } catch {
-        return false
-      }
-    })
 const running = (pid: number): boolean => processStart(pid) !== null && !readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").startsWith("Z")
 
 afterAll(() => {

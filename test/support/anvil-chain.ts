@@ -33,6 +33,20 @@ export const anvilProcessesOn = (port: number): number[] => {
   return pids
 }
 
+/** Anvil processes whose parent is `pid` (Linux /proc). */
+export const anvilChildrenOf = (pid: number): number[] =>
+  readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
+        return stat[0] !== "Z" && Number(stat[1]) === pid && /anvil$/.test(readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] ?? "")
+      } catch {
+        return false
+      }
+    })
+
 export interface AnvilChain {
   readonly anvil: Anvil
   readonly info: ChainInfo
