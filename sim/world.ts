@@ -6,20 +6,22 @@
 // faults) the journal is the real one on a simulated disk (sim/storage-world.ts): each
 // boot recovers through the real recovery path, and a storage error fail-stops the
 // process, which the supervisor restarts.
-import type { Clock, Effect } from "effect"
+import { type Clock, Effect, Layer, Scope } from "effect"
 import type { AppConfig } from "../src/api/context.ts"
 import { SimChain } from "../src/chain/sim.ts"
 import type { PayoutWorker } from "../src/chain/payouts.ts"
 import type { DepositWatcher } from "../src/chain/watcher.ts"
 import { type ChainGuard, memoryCheckpointStore } from "../src/chain/guard.ts"
-import { assembleCore, type Core } from "../src/runtime/boot.ts"
-import { buildChainParts } from "../src/runtime/chain-services.ts"
+import { makeService, type RunningService, type ServiceConfig } from "../src/runtime/boot.ts"
+import type { OpenedStore } from "../src/runtime/store.ts"
+import type { DurableExchange } from "../src/store/durable.ts"
 import type { JournalRecord } from "../src/service/commands.ts"
 import { Exchange, type JournalSink } from "../src/service/exchange.ts"
 import { exchangeHash } from "../src/service/exchange-snapshot.ts"
 import { storageFailureLine } from "../src/store/storage.ts"
 import { schedulerClock } from "./clock.ts"
 import { runInSim } from "./effect-scheduler.ts"
+import { simProcessLayers } from "./layers.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
 import { type Scheduled, Scheduler } from "./scheduler.ts"
@@ -68,7 +70,8 @@ export class World {
   guard!: ChainGuard
   readonly config: AppConfig
   exchange!: Exchange
-  core!: Core
+  /** The current process's service (its hub, routes, LP runner and chain side). */
+  core!: RunningService
   watcher!: DepositWatcher
   payouts!: PayoutWorker
   /** Bumped by every boot; 0 before the first. */
@@ -154,12 +157,12 @@ export class World {
     listener(this.exchange)
   }
 
-  /** Boots a process: replays the journal into a fresh exchange and wires the core around it. */
+  /** Boots a process: replays the journal into a fresh exchange and starts the service around it. */
   private boot(): void {
     const epoch = ++this.boots
     const x = new Exchange(this.nowMs, processJournal(this.records, () => this.boots === epoch && !this.down))
     for (const record of this.records) x.apply(record)
-    this.wire(x, epoch)
+    this.start(x, null, epoch)
   }
 
   /** Boots a process on the simulated disk: the real recovery (newest good snapshot + journal), then the real journal. */
@@ -174,7 +177,7 @@ export class World {
     const x = durable.exchange
     x.onApply((record) => void this.records.push(record))
     this.down = false
-    this.wire(x, epoch)
+    this.start(x, durable, epoch)
   }
 
   /** A write or fdatasync failed: the process stops (exit 70 live) and the supervisor restarts it. */
@@ -192,53 +195,71 @@ export class World {
     this.recoveryListeners.push(listener)
   }
 
-  /** Wires the core, the chain services and the routes around a booted exchange. */
-  private wire(x: Exchange, epoch: number): void {
+  /**
+   * Starts the service around a booted exchange with `makeService`, as `npm start` does, on this
+   * world's layers (sim/layers.ts). Synchronous: every sim layer is, and the store is already open.
+   * The process's Scope is never closed: a crash abandons it (nothing of a dead process's
+   * shutdown runs), and the world's scheduler drives the workers' passes (below).
+   */
+  private start(x: Exchange, durable: DurableExchange | null, epoch: number): void {
     this.options.tamper?.(x)
+    const alive = (): boolean => this.boots === epoch && !this.down
     const onError = (err: unknown): void => {
       // On the simulated disk a dead process's requests fail as their journal goes: not errors of the service.
-      if (this.host !== null && (this.boots !== epoch || this.down)) return
+      if (this.host !== null && !alive()) return
       this.errors.push(err)
       this.options.onError?.(err)
     }
-    const core = assembleCore(x, { nowMs: this.nowMs, monoMs: this.monoMs, secret: this.secret, config: this.config, onError })
-    let flushQueued = false
-    const durable = this.host?.durable ?? null
-    core.hub.setFlushScheduler(() => {
-      if (flushQueued) return
-      flushQueued = true
-      const flush = (): void =>
-        void this.scheduler.after(
-          0,
-          () => {
-            flushQueued = false
-            if (this.boots === epoch && !this.down) core.hub.flush()
-          },
-          true
-        )
-      // On the real journal, frames leave only once it holds what they tell of (as live).
-      if (durable === null) flush()
-      else durable.journal.sync().then(flush, () => {})
-    })
-    const { guard, depositApp, watcher, payouts } = buildChainParts(x, {
-      chain: this.chain,
-      confirmations: this.confirmations,
-      minUsdgMicro: 1_000_000,
-      maxPerTxMicro: 100_000_000_000,
-      corsOrigins: new Set(),
-      monoMs: this.monoMs,
+    const opened: OpenedStore = {
+      exchange: x,
+      durable,
+      history: () => null,
+      historyStartup: null,
+      dataDir: undefined,
       checkpoint: this.chainCheckpoint,
+      flushHistory: () => Promise.resolve()
+    }
+    const layers = simProcessLayers({ nowMs: this.nowMs, monoMs: this.monoMs, network: this.network, scheduler: this.scheduler, chain: this.chain, opened, alive })
+    const config: ServiceConfig = {
+      host: "api",
+      port: 80,
+      secret: this.secret,
+      config: this.config,
       onError,
-      // RPC faults are the scenario's: a pass that meets one ends early and the next retries.
-      onWatcherError: () => {}
-    })
+      // The disk's fail-stop is the world's (storageFailed); the service never exits the process here.
+      onFatal: (err) => onError(err),
+      metrics: false,
+      // The world's scheduler ticks the LP runner, the chain passes and the snapshots (the constructor).
+      lpTickMs: 0,
+      snapshotIntervalSec: 0,
+      historyFlushMs: 0,
+      chain: {
+        host: "deposit",
+        depositPort: 80,
+        confirmations: this.confirmations,
+        pollMs: 0,
+        minUsdgMicro: 1_000_000,
+        maxPerTxMicro: 100_000_000_000,
+        corsOrigins: new Set(),
+        // Guard lines are not printed by a world (the auditor reads its status).
+        log: () => {},
+        // RPC faults are the scenario's: a pass that meets one ends early and the next retries.
+        onPassError: () => {}
+      }
+    }
+    const service = Effect.runSync(
+      Effect.gen(function* () {
+        const scope = yield* Scope.make()
+        const context = yield* Layer.build(layers).pipe(Scope.extend(scope))
+        return yield* makeService(config).pipe(Scope.extend(scope), Effect.provide(context))
+      })
+    )
+    const chainServices = service.chainServices!
     this.exchange = x
-    this.core = core
-    this.guard = guard
-    this.watcher = watcher
-    this.payouts = payouts
-    this.network.route("api", core.app)
-    this.network.route("deposit", depositApp)
+    this.core = service
+    this.guard = chainServices.guard
+    this.watcher = chainServices.watcher
+    this.payouts = chainServices.payouts
     for (const l of this.bootListeners) l(x)
   }
 

@@ -6,11 +6,10 @@ import { Cause, Effect, Exit, Layer, Option, Scope } from "effect"
 import { type App, makeApp, type OnError, type RequestObserver } from "../api/app.ts"
 import { EdgeCache, invalidateBooksOnChange } from "../api/cache.ts"
 import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
-import type { RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { FaucetAccess } from "../usecase/faucet.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
-import { ChainService } from "../chain/chain.ts"
+import { type Chain, ChainService } from "../chain/chain.ts"
 import { FeedHub } from "../feed/hub.ts"
 import type { NewEvent } from "../service/catalog.ts"
 import type { DurableExchange } from "../store/durable.ts"
@@ -18,7 +17,7 @@ import { LpBotRunner } from "../lp/bot-runner.ts"
 import type { HistoryStore } from "../store/history-db.ts"
 import { STORAGE_FAILURE_EXIT, storageFailureLine } from "../store/storage.ts"
 import { type Logger, silentLogger } from "../ops/log.ts"
-import { attachOps, type OpsOptions, prepareOps } from "../ops/service-ops.ts"
+import { attachOps, type OpsOptions, type PreparedOps, prepareOps } from "../ops/service-ops.ts"
 import { type ChainServices, type ChainServicesOptions, makeChainServices } from "./chain-services.ts"
 import {
   inlineVerifierLayer,
@@ -28,15 +27,17 @@ import {
   MonoClockService,
   monoClockLayer,
   nodeTransportLayer,
+  type Served,
   silentLoggerLayer,
+  type Transport,
   TransportService,
   VerifierService,
   verifierLayer,
   WallClock,
   wallClockLayer
 } from "./services.ts"
-import { durableStoreLayer, type HistoryStartup, memoryStoreLayer, StoreService } from "./store.ts"
-import { forkWorker, type Worker } from "./workers.ts"
+import { durableStoreLayer, type HistoryStartup, memoryStoreLayer, type OpenedStore, StoreService } from "./store.ts"
+import { forkWorker, stepWorker, type Worker } from "./workers.ts"
 import type { Exchange } from "../service/exchange.ts"
 import { ClockWatch, liveMonoClock } from "../time/clock.ts"
 
@@ -67,6 +68,11 @@ export interface ServiceConfig {
   readonly onStopStep?: (waitingFor: () => string) => void
   /** The development faucet or why there is none (see CoreOptions). */
   readonly faucet?: FaucetAccess
+  /**
+   * Metrics, request lines, readiness and the metered journal disk (src/ops/). Default true; the
+   * simulator turns them off: millions of requests a simulated day, and nobody scrapes a world.
+   */
+  readonly metrics?: boolean
 }
 
 export type ChainSideConfig = Omit<ChainServicesOptions, "chain">
@@ -95,7 +101,9 @@ export interface RunningService {
   readonly exchange: Exchange
   readonly hub: FeedHub
   readonly ctx: AppCtx
-  readonly http: RunningServer
+  /** The API's routes (what the transport serves). */
+  readonly app: App
+  readonly http: Served
   /** Set in durable mode. */
   readonly durable: DurableExchange | null
   /** The history store (durable mode): the current one, since a start-up rebuild replaces it. */
@@ -191,6 +199,8 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
  * ChainService), then the workers (snapshots, LP bots, history flushes) as fibers on a `Schedule`;
  * last comes the drain, so closing first stops accepting and answers what is in flight, then stops
  * the workers (each finishing its pass in flight), the chain, the server and last the journal.
+ * The same function runs live (src/main.ts), in tests (`startService`) and in every simulated
+ * process (sim/world.ts); only the layers differ.
  */
 export const makeService = (config: ServiceConfig): Effect.Effect<RunningService, never, Scope.Scope | ServiceContext> =>
   Effect.gen(function* () {
@@ -210,12 +220,11 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
         process.exit(STORAGE_FAILURE_EXIT)
       })
     // Metrics and the logger first: the journal's disk is measured from its first write (src/ops/service-ops.ts).
-    const ops = prepareOps({ logger, nowMs, monoMs, secret: config.secret })
-    const reportError = config.onError ?? (logging ? ops.onError : undefined)
+    const ops = config.metrics === false ? null : prepareOps({ logger, nowMs, monoMs, secret: config.secret })
+    const reportError = config.onError ?? (logging ? ops?.onError : undefined)
     const onError = (err: unknown): void => reportError?.(err)
-    // Finalizers run in reverse: one added right after a resource announces that resource's release.
-    const stopStep = (waitingFor: () => string) => Effect.addFinalizer(() => Effect.sync(() => config.onStopStep?.(waitingFor)))
-    const opened = yield* store.open({ nowMs, onFatal, storage: ops.storage, logger })
+    const stopStep = stopStepOf(config)
+    const opened = yield* store.open({ nowMs, onFatal, ...(ops === null ? {} : { storage: ops.storage }), logger })
     if (opened.durable !== null) yield* stopStep(() => "the last snapshot, the journal's close and the history store's flush")
     const { exchange, durable } = opened
     if (config.catalog !== undefined) {
@@ -227,23 +236,11 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
       nowMs,
       monoMs,
       verifier,
-      observe: ops.observe,
-      ...(config.log === undefined && logging ? { log: ops.log } : {}),
+      ...(ops === null ? {} : { observe: ops.observe }),
+      ...(config.log === undefined && logging && ops !== null ? { log: ops.log } : {}),
       ...(reportError === undefined ? {} : { onError: reportError })
     })
-    let flushQueued = false
-    hub.setFlushScheduler(() => {
-      if (flushQueued) return
-      flushQueued = true
-      // Frames tell of fills and balances: they leave only once the journal holds them.
-      const durableNow = durable === null ? Promise.resolve() : durable.journal.sync()
-      void durableNow.then(() =>
-        transport.later(() => {
-          flushQueued = false
-          hub.flush()
-        })
-      )
-    })
+    flushAfterJournal(hub, durable, transport)
     const http = yield* transport.serve({ app, hub, host: config.host, port: config.port, secret: config.secret, nowMs, corsOrigins: config.config.corsOrigins, logger })
     yield* stopStep(() => "the HTTP server to close")
     const chainServices =
@@ -255,9 +252,9 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
               monoMs,
               nowMs,
               checkpoint: opened.checkpoint,
-              ...(logging ? { log: (line: string) => logger.warn("chain guard", { detail: line }) } : {}),
+              ...(logging && ops !== null ? { log: (line: string) => logger.warn("chain guard", { detail: line }) } : {}),
               // Its requests metered and logged, its refusals counted with the API's (src/ops/requests.ts).
-              observe: ops.depositObserve,
+              ...(ops === null ? {} : { observe: ops.depositObserve }),
               limiter: ctx.limiter,
               ...config.chain,
               chain
@@ -265,41 +262,15 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
             onError
           )
     if (chainServices !== null) yield* stopStep(() => "the chain side to stop (deposit service; the watcher and payout pass in flight)")
-    attachOps(
-      ops,
-      {
-        ctx,
-        exchange,
-        hub,
-        limiter: ctx.limiter,
-        nowMs,
-        journal: durable?.journal ?? null,
-        ...(opened.dataDir === undefined ? {} : { dataDir: opened.dataDir }),
-        ...(durable === null ? {} : { recovery: durable.recovery }),
-        ...(chainServices === null || chain === null
-          ? {}
-          : { chain: { chain, watcher: chainServices.watcher, guard: chainServices.guard, depositServer: chainServices.deposit.server } })
-      },
-      config.ops
-    )
+    if (ops !== null) attachServiceOps(ops, config, { ctx, exchange, hub, nowMs, opened, chain, chainServices })
     for (const w of serviceWorkers(config, { durable, lpBots, monoMs, flushHistory: opened.flushHistory, logger })) yield* forkWorker(w, onError)
     yield* stopStep(() => "the workers' passes in flight (snapshot, LP bots, history)")
-    // The first step of a stop (SIGTERM): no new connections, every request in flight answered,
-    // WebSocket clients told; the journal, verifier and workers still run meanwhile.
-    yield* Effect.addFinalizer(() =>
-      Effect.promise(() => {
-        const servers = [http, ...(chainServices === null ? [] : [chainServices.deposit])]
-        config.onStopStep?.(() => {
-          const p = servers.map((s) => s.pending()).reduce((a, b) => ({ requests: a.requests + b.requests, sockets: a.sockets + b.sockets }))
-          return `HTTP requests in flight to be answered (${p.requests} left) and WebSocket clients to close (${p.sockets} left)`
-        })
-        return Promise.all(servers.map((s) => s.drain()))
-      })
-    )
+    yield* drainFirst(config, [http, ...(chainServices === null ? [] : [chainServices.deposit])])
     return {
       exchange,
       hub,
       ctx,
+      app,
       http,
       durable,
       history: opened.history,
@@ -309,6 +280,70 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
       flushHistory: opened.flushHistory
     }
   })
+
+/** Finalizers run in reverse: one added right after a resource announces that resource's release. */
+const stopStepOf = (config: ServiceConfig) => (waitingFor: () => string) => Effect.addFinalizer(() => Effect.sync(() => config.onStopStep?.(waitingFor)))
+
+/**
+ * Frames tell of fills and balances: they leave only once the journal holds them, coalesced per
+ * transport turn. In memory there is nothing to wait for, so the turn is asked for at once.
+ */
+const flushAfterJournal = (hub: FeedHub, durable: DurableExchange | null, transport: Transport): void => {
+  let flushQueued = false
+  const flush = (): void =>
+    transport.later(() => {
+      flushQueued = false
+      hub.flush()
+    })
+  hub.setFlushScheduler(() => {
+    if (flushQueued) return
+    flushQueued = true
+    // A failed sync is the journal's fail-stop (onFatal): its frames never leave.
+    if (durable === null) flush()
+    else durable.journal.sync().then(flush, () => {})
+  })
+}
+
+/** /metrics, readiness and the journal's notable events, once the parts exist. */
+const attachServiceOps = (
+  ops: PreparedOps,
+  config: ServiceConfig,
+  p: { ctx: AppCtx; exchange: Exchange; hub: FeedHub; nowMs: () => number; opened: OpenedStore; chain: Chain | null; chainServices: ChainServices | null }
+): void => {
+  const durable = p.opened.durable
+  attachOps(
+    ops,
+    {
+      ctx: p.ctx,
+      exchange: p.exchange,
+      hub: p.hub,
+      limiter: p.ctx.limiter,
+      nowMs: p.nowMs,
+      journal: durable?.journal ?? null,
+      ...(p.opened.dataDir === undefined ? {} : { dataDir: p.opened.dataDir }),
+      ...(durable === null ? {} : { recovery: durable.recovery }),
+      ...(p.chainServices === null || p.chain === null
+        ? {}
+        : { chain: { chain: p.chain, watcher: p.chainServices.watcher, guard: p.chainServices.guard, depositServer: p.chainServices.deposit } })
+    },
+    config.ops
+  )
+}
+
+/**
+ * The first step of a stop (SIGTERM), added last so it runs first: no new connections, every
+ * request in flight answered, WebSocket clients told; the journal, verifier and workers still run meanwhile.
+ */
+const drainFirst = (config: ServiceConfig, servers: ReadonlyArray<Served>): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.addFinalizer(() =>
+    Effect.promise(() => {
+      config.onStopStep?.(() => {
+        const p = servers.map((s) => s.pending()).reduce((a, b) => ({ requests: a.requests + b.requests, sockets: a.sockets + b.sockets }))
+        return `HTTP requests in flight to be answered (${p.requests} left) and WebSocket clients to close (${p.sockets} left)`
+      })
+      return Promise.all(servers.map((s) => s.drain()))
+    })
+  )
 
 /** The workers `opts` asks for (a period of 0 leaves that one to the caller). */
 const serviceWorkers = (
@@ -322,11 +357,11 @@ const serviceWorkers = (
     const taken = await durable!.snapshot()
     s.logger.info("snapshot", { seq: taken.seq, path: taken.path })
   }
-  if (durable !== null && snapshotSec > 0) ws.push({ name: "snapshot", step: snapshot, everyMs: snapshotSec * 1000 })
+  if (durable !== null && snapshotSec > 0) ws.push(stepWorker("snapshot", snapshotSec * 1000, snapshot))
   const lpTickMs = opts.lpTickMs ?? 1000
-  if (lpTickMs > 0) ws.push({ name: "lp", step: () => s.lpBots.tick(s.monoMs()), everyMs: lpTickMs })
+  if (lpTickMs > 0) ws.push(stepWorker("lp", lpTickMs, () => s.lpBots.tick(s.monoMs())))
   const historyMs = opts.historyFlushMs ?? 1000
-  if (durable !== null && historyMs > 0) ws.push({ name: "history", step: s.flushHistory, everyMs: historyMs })
+  if (durable !== null && historyMs > 0) ws.push(stepWorker("history", historyMs, s.flushHistory))
   return ws
 }
 

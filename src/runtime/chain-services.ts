@@ -4,7 +4,6 @@
 // pass that the chain still holds what the ledger relies on, and halts both workers when not.
 import { Effect, Ref, type Scope } from "effect"
 import type { RequestObserver } from "../api/app.ts"
-import type { RunningServer } from "../api/node-server.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { Chain } from "../chain/chain.ts"
 import { ChainGuard, type CheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
@@ -13,7 +12,7 @@ import { DepositWatcher } from "../chain/watcher.ts"
 import { makeDepositApp } from "../deposit/app.ts"
 import { liveMonoClock } from "../time/clock.ts"
 import type { Exchange } from "../service/exchange.ts"
-import { TransportService } from "./services.ts"
+import { type Served, TransportService } from "./services.ts"
 import { forkWorker, type Worker } from "./workers.ts"
 
 export interface ChainServicesOptions {
@@ -40,10 +39,12 @@ export interface ChainServicesOptions {
   readonly observe?: RequestObserver
   /** The service's bucket table, shared so /metrics counts the deposit service's refusals; one of its own when absent. */
   readonly limiter?: RateLimiter
+  /** Errors of the chain passes (an RPC failure ends a pass early; the next one retries); the service's `onError` when absent. The simulator's RPC faults are expected, not errors. */
+  readonly onPassError?: (err: unknown) => void
 }
 
 export interface ChainServices {
-  readonly deposit: RunningServer
+  readonly deposit: Served
   readonly watcher: DepositWatcher
   readonly payouts: PayoutWorker
   readonly guard: ChainGuard
@@ -111,6 +112,7 @@ export const makeChainServices = (
   onError: (err: unknown) => void
 ): Effect.Effect<ChainServices, never, Scope.Scope | TransportService> =>
   Effect.gen(function* () {
+    const passError = o.onPassError ?? onError
     const { guard, depositApp, watcher, payouts } = yield* Effect.acquireRelease(
       Effect.sync(() =>
         buildChainParts(exchange, {
@@ -119,7 +121,7 @@ export const makeChainServices = (
           checkpoint: o.checkpoint ?? memoryCheckpointStore(),
           log: o.log ?? ((line) => console.error(line)),
           onError,
-          onWatcherError: onError
+          onWatcherError: passError
         })
       ),
       ({ guard }) => Effect.sync(() => void (exchange.chainGuard === guard ? (exchange.chainGuard = null) : undefined))
@@ -133,13 +135,14 @@ export const makeChainServices = (
     const pass = turn.withPermits(1)(
       Effect.gen(function* () {
         if (!(yield* Ref.get(open))) return
-        yield* Effect.promise(() => watcher.poll().then(() => {}, onError))
-        if (yield* Ref.get(open)) yield* Effect.promise(() => payouts.poll().then(() => {}, onError))
+        yield* Effect.promise(() => watcher.poll().then(() => {}, passError))
+        if (yield* Ref.get(open)) yield* Effect.promise(() => payouts.poll().then(() => {}, passError))
       })
     )
     // Closing: no new pass starts, and the one in flight (a direct `poll()`) finishes first.
     yield* Effect.addFinalizer(() => Ref.set(open, false).pipe(Effect.zipRight(turn.withPermits(1)(Effect.void))))
-    const worker: Worker = { name: "chain", step: () => Effect.runPromise(pass), everyMs: o.pollMs }
+    // The pass runs in the worker's own fiber (in a simulated world: on its scheduler), not a runtime of its own.
+    const worker: Worker = { name: "chain", pass, everyMs: o.pollMs }
     if (o.pollMs > 0) yield* forkWorker(worker, onError)
     return { deposit, watcher, payouts, guard, poll: () => Effect.runPromise(pass) }
   })

@@ -44,21 +44,40 @@ export const workerVerifierLayer = (workers: number): Layer.Layer<VerifierServic
 /** A verifier the caller made; closed with the service all the same. */
 export const verifierLayer = (verifier: Verifier): Layer.Layer<VerifierService> => closing(() => verifier)
 
+/** A served app as the service sees it, whatever carries its requests (node:http live, the in-process network simulated). */
+export type Served = Omit<RunningServer, "server"> & {
+  /** Whether it accepts connections (readiness of the deposit service). */
+  readonly listening: boolean
+}
+
 /** How the service meets its clients: the HTTP + WebSocket servers, and when the hub's frames leave. */
 export interface Transport {
-  /** Serves an app (and its feed hub, if any) until the enclosing Scope closes. */
-  serve(o: NodeServerOptions): Effect.Effect<RunningServer, never, Scope.Scope>
+  /** Serves an app (and its feed hub, if any) until the enclosing Scope closes; `o.host` names where (a bind address live, a network host simulated). */
+  serve(o: NodeServerOptions): Effect.Effect<Served, never, Scope.Scope>
   /** Runs `f` once pending I/O has had its turn (live: `setImmediate`): the feed's frames are coalesced per turn. */
   later(f: () => void): void
 }
 
 export class TransportService extends Context.Tag("twinbook/Transport")<TransportService, Transport>() {}
 
+/** A node server as a `Served`: `listening` read from its socket when asked. */
+const served = (h: RunningServer): Served => ({
+  port: h.port,
+  url: h.url,
+  wsUrl: h.wsUrl,
+  drain: () => h.drain(),
+  pending: () => h.pending(),
+  close: () => h.close(),
+  get listening() {
+    return h.server.listening
+  }
+})
+
 /** node:http and ws on real ports (src/api/node-server.ts). */
 export const nodeTransportLayer: Layer.Layer<TransportService> = Layer.succeed(TransportService, {
   serve: (o) =>
     Effect.acquireRelease(
-      Effect.promise(() => listen(o)),
+      Effect.promise(() => listen(o)).pipe(Effect.map(served)),
       (h) => Effect.promise(() => h.close())
     ),
   later: (f) => void setImmediate(f)

@@ -1,25 +1,32 @@
 // The service's background workers (deposit watcher + payout worker, LP-bot runner, snapshotter,
-// history projector) as one shape: a named async step and its period. Live, each is a fiber forked
-// in the service's Scope and repeated by a `Schedule` (`forkWorker`): `Effect.repeat` runs one pass
-// at a time by construction, and closing the Scope interrupts the fiber, which waits for the pass in
+// history projector) as one shape: a named pass and its period. Each is a fiber forked in the
+// service's Scope and repeated by a `Schedule` (`forkWorker`): `Effect.repeat` runs one pass at a
+// time by construction, and closing the Scope interrupts the fiber, which waits for the pass in
 // flight (a pass is uninterruptible) — so the finalizers after it (the journal's close) never race a
-// pass. In simulation the scheduler calls the same `step` at virtual times (sim/world.ts), so no
-// Effect timer runs inside a simulated world (docs/runtime.md).
+// pass. The same fibers run in a simulated world, on its scheduler's Clock and Effect Scheduler
+// (sim/world.ts), so no real timer fires there (docs/runtime.md).
 import { Duration, Effect, Schedule, type Scope } from "effect"
 
 export interface Worker {
   /** For errors and docs: "chain", "lp", "snapshot", "history". */
   readonly name: string
   /** One pass. Failures are reported, never end the worker: the next pass retries. */
-  readonly step: () => Promise<unknown>
+  readonly pass: Effect.Effect<unknown, unknown>
   /** Between the starts of two passes, as `setInterval` did; a pass running over its period is never overlapped (the next follows within a period). */
   readonly everyMs: number
 }
 
+/** A worker whose pass is a plain async step. */
+export const stepWorker = (name: string, everyMs: number, step: () => Promise<unknown>): Worker => ({
+  name,
+  everyMs,
+  pass: Effect.tryPromise({ try: step, catch: (err) => err })
+})
+
 /** One pass as an Effect: uninterruptible (a pass is never cut in half), its failure handed to `onError`. */
 export const workerPass = (w: Worker, onError: (err: unknown) => void): Effect.Effect<void> =>
-  Effect.tryPromise(w.step).pipe(
-    Effect.catchAll((e) => Effect.sync(() => onError(e.error))),
+  w.pass.pipe(
+    Effect.catchAll((e) => Effect.sync(() => onError(e))),
     Effect.asVoid,
     Effect.uninterruptible
   )

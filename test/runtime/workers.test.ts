@@ -5,7 +5,7 @@
 import { it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Scope, TestClock } from "effect"
 import { describe, expect } from "vitest"
-import { forkWorker } from "../../src/runtime/workers.ts"
+import { forkWorker, stepWorker } from "../../src/runtime/workers.ts"
 
 /** A step whose passes end only when the test says so; records starts, ends and the most running at once. */
 const gatedStep = () => {
@@ -35,7 +35,7 @@ describe("workers as scoped fibers", () => {
     Effect.gen(function* () {
       const g = gatedStep()
       const scope = yield* Scope.make()
-      yield* forkWorker({ name: "t", step: g.step, everyMs: 100 }, () => {}).pipe(Scope.extend(scope))
+      yield* forkWorker(stepWorker("t", 100, g.step), () => {}).pipe(Scope.extend(scope))
       yield* settle
       expect(g.log).toEqual([])
       yield* TestClock.adjust("100 millis")
@@ -61,7 +61,7 @@ describe("workers as scoped fibers", () => {
       const g = gatedStep()
       const scope = yield* Scope.make()
       yield* Scope.addFinalizer(scope, Effect.sync(() => g.log.push("journal closed")))
-      yield* forkWorker({ name: "t", step: g.step, everyMs: 100 }, () => {}).pipe(Scope.extend(scope))
+      yield* forkWorker(stepWorker("t", 100, g.step), () => {}).pipe(Scope.extend(scope))
       yield* TestClock.adjust("100 millis")
       yield* settle
       expect(g.log).toEqual(["start"])
@@ -85,7 +85,7 @@ describe("workers as scoped fibers", () => {
       let passes = 0
       const scope = yield* Scope.make()
       const step = () => (++passes === 1 ? Promise.reject(new Error("rpc down")) : Promise.resolve())
-      yield* forkWorker({ name: "t", step, everyMs: 50 }, (e) => errors.push(e)).pipe(Scope.extend(scope))
+      yield* forkWorker(stepWorker("t", 50, step), (e) => errors.push(e)).pipe(Scope.extend(scope))
       for (let i = 0; i < 3; i++) {
         yield* TestClock.adjust("50 millis")
         yield* settle
