@@ -5,7 +5,8 @@ import { Effect, Layer } from "effect"
 import type { Chain } from "../src/chain/chain.ts"
 import { ChainService } from "../src/chain/chain.ts"
 import type { ServiceContext } from "../src/runtime/boot.ts"
-import { inlineVerifierLayer, monoClockLayer, type Served, silentLoggerLayer, TransportService, wallClockLayer } from "../src/runtime/services.ts"
+import type { Logger } from "../src/ops/log.ts"
+import { inlineVerifierLayer, loggerLayer, monoClockLayer, type Served, silentLoggerLayer, TransportService, wallClockLayer } from "../src/runtime/services.ts"
 import { type OpenedStore, StoreService } from "../src/runtime/store.ts"
 import type { SimNetwork } from "./network.ts"
 import type { Scheduler } from "./scheduler.ts"
@@ -45,6 +46,19 @@ export const simTransportLayer = (network: SimNetwork, scheduler: Scheduler, ali
 export const openedStoreLayer = (opened: OpenedStore): Layer.Layer<StoreService> =>
   Layer.succeed(StoreService, { dataDir: null, open: () => Effect.succeed(opened) })
 
+/**
+ * The process's event lines, read the way an operator reads them: only the periodic snapshots are
+ * counted (the storage-fault report's "snapshots written"); nothing is printed.
+ */
+export const snapshotCountingLogger = (onSnapshot: () => void): Logger => ({
+  level: "info",
+  enabled: (level) => level === "info",
+  debug: () => {},
+  info: (msg) => (msg === "snapshot" ? onSnapshot() : undefined),
+  warn: () => {},
+  error: () => {}
+})
+
 export interface SimProcessParts {
   readonly nowMs: () => number
   readonly monoMs: () => number
@@ -53,9 +67,11 @@ export interface SimProcessParts {
   readonly chain: Chain
   readonly opened: OpenedStore
   readonly alive: Alive
+  /** Told of each periodic snapshot the process takes (on the simulated disk); none without one. */
+  readonly onSnapshot?: () => void
 }
 
-/** Every layer a simulated process needs: virtual clocks, the inline verifier, the in-process network, its store, the simulated chain, no log lines. */
+/** Every layer a simulated process needs: virtual clocks, the inline verifier, the in-process network, its store, the simulated chain, no log lines printed. */
 export const simProcessLayers = (p: SimProcessParts): Layer.Layer<ServiceContext | ChainService> =>
   Layer.mergeAll(
     wallClockLayer(p.nowMs),
@@ -63,6 +79,6 @@ export const simProcessLayers = (p: SimProcessParts): Layer.Layer<ServiceContext
     inlineVerifierLayer,
     openedStoreLayer(p.opened),
     simTransportLayer(p.network, p.scheduler, p.alive),
-    silentLoggerLayer,
+    p.onSnapshot === undefined ? silentLoggerLayer : loggerLayer(snapshotCountingLogger(p.onSnapshot)),
     Layer.succeed(ChainService, p.chain)
   )

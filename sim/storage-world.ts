@@ -108,13 +108,6 @@ export class DiskHost {
     this.disk.crash()
   }
 
-  async snapshot(): Promise<void> {
-    const d = this.durable
-    if (d === null) return
-    await d.snapshot()
-    this.stats.snapshotsWritten++
-  }
-
   /** The disk's journal replayed from seq 1 into a fresh exchange, no snapshot: what a recovery must equal. */
   replay(observe?: (x: Exchange) => void): { exchange: Exchange; records: JournalRecord[] } {
     const exchange = new Exchange(() => 0, { append: () => Promise.reject(new Error("a replay journals nothing")) })

@@ -22,6 +22,7 @@ import { storageFailureLine } from "../src/store/storage.ts"
 import { schedulerClock } from "./clock.ts"
 import { runInSim } from "./effect-scheduler.ts"
 import { simProcessLayers } from "./layers.ts"
+import { processRuntime } from "./process-runtime.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
 import { type Scheduled, Scheduler } from "./scheduler.ts"
@@ -83,6 +84,9 @@ export class World {
   private readonly bootListeners: Array<(x: Exchange) => void> = []
   private readonly secret: Uint8Array
   private readonly background: Scheduled[] = []
+  /** Set by `quiesce`: no worker's timer fires any more. */
+  private quiet = false
+  private readonly pollMs: number
   readonly confirmations: number
   /** The simulated disk and the process's durable state, when the scenario asks for storage faults. */
   readonly host: DiskHost | null
@@ -110,29 +114,14 @@ export class World {
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     }
     this.host = options.storage === undefined ? null : new DiskHost(this.rng.fork("disk"), this.scheduler, options.storage)
+    this.pollMs = (options.pollSec ?? 2) * 1000
+    // Blocks first: at an instant where a block and a chain pass meet, the pass sees the block (as the timers were armed before).
+    const blockMs = (options.blockTimeSec ?? 2) * 1000
+    this.background.push(this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true))
     if (this.host === null) {
       this.boot()
       this.ready = Promise.resolve()
     } else this.ready = this.bootFromDisk()
-    const blockMs = (options.blockTimeSec ?? 2) * 1000
-    this.background.push(
-      this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true),
-      everyInTurn(this.scheduler, (options.pollSec ?? 2) * 1000, () => this.pollChain()),
-      // The LP-bot runner and the daily rewards payout, ticked once a virtual second as live.
-      everyInTurn(this.scheduler, 1_000, () => {
-        if (this.down) return null
-        const epoch = this.boots
-        // A tick cut short by its own process's storage fail-stop is that process's death, not an error.
-        return this.core.lpBots.tick(this.monoMs()).catch((err) => {
-          if (this.host === null || (this.boots === epoch && !this.down)) this.errors.push(err)
-        })
-      })
-    )
-    if (this.host !== null) {
-      const host = this.host
-      // Periodic snapshots, as SNAPSHOT_INTERVAL_SEC live; one cut short by a crash or fail-stop is simply lost.
-      this.background.push(this.scheduler.every(host.options.snapshotEverySec * 1000, () => void (this.down ? undefined : host.snapshot().catch(() => {}))))
-    }
   }
 
   /** The service reads time from this Clock, as `npm start` reads the live one. */
@@ -146,8 +135,9 @@ export class World {
     return runInSim(this.scheduler, effect)
   }
 
-  /** Stops block production, chain polling and the LP runner: the world goes quiet for the final checks. */
+  /** Stops block production and every worker of the process (chain passes, LP runner, snapshots): the world goes quiet for the final checks. */
   quiesce(): void {
+    this.quiet = true
     for (const b of this.background.splice(0)) b.cancel()
   }
 
@@ -205,8 +195,8 @@ export class World {
     this.options.tamper?.(x)
     const alive = (): boolean => this.boots === epoch && !this.down
     const onError = (err: unknown): void => {
-      // On the simulated disk a dead process's requests fail as their journal goes: not errors of the service.
-      if (this.host !== null && !alive()) return
+      // A dead process's requests and passes fail as its journal goes: not errors of the service.
+      if (!alive()) return
       this.errors.push(err)
       this.options.onError?.(err)
     }
@@ -219,7 +209,17 @@ export class World {
       checkpoint: this.chainCheckpoint,
       flushHistory: () => Promise.resolve()
     }
-    const layers = simProcessLayers({ nowMs: this.nowMs, monoMs: this.monoMs, network: this.network, scheduler: this.scheduler, chain: this.chain, opened, alive })
+    const host = this.host
+    const layers = simProcessLayers({
+      nowMs: this.nowMs,
+      monoMs: this.monoMs,
+      network: this.network,
+      scheduler: this.scheduler,
+      chain: this.chain,
+      opened,
+      alive,
+      ...(host === null ? {} : { onSnapshot: () => void host.stats.snapshotsWritten++ })
+    })
     const config: ServiceConfig = {
       host: "api",
       port: 80,
@@ -229,15 +229,15 @@ export class World {
       // The disk's fail-stop is the world's (storageFailed); the service never exits the process here.
       onFatal: (err) => onError(err),
       metrics: false,
-      // The world's scheduler ticks the LP runner, the chain passes and the snapshots (the constructor).
-      lpTickMs: 0,
-      snapshotIntervalSec: 0,
+      // The workers are the live ones, fibers on this process's runtime: LP runner every second, the chain pass, snapshots on the disk.
+      lpTickMs: 1000,
+      snapshotIntervalSec: this.host?.options.snapshotEverySec ?? 0,
       historyFlushMs: 0,
       chain: {
         host: "deposit",
         depositPort: 80,
         confirmations: this.confirmations,
-        pollMs: 0,
+        pollMs: this.pollMs,
         minUsdgMicro: 1_000_000,
         maxPerTxMicro: 100_000_000_000,
         corsOrigins: new Set(),
@@ -247,12 +247,14 @@ export class World {
         onPassError: () => {}
       }
     }
+    // Its fibers live on the process's runtime, which dies with it: a crash abandons the Scope.
+    const runtime = processRuntime(this.scheduler, () => alive() && !this.quiet)
     const service = Effect.runSync(
       Effect.gen(function* () {
         const scope = yield* Scope.make()
         const context = yield* Layer.build(layers).pipe(Scope.extend(scope))
         return yield* makeService(config).pipe(Scope.extend(scope), Effect.provide(context))
-      })
+      }).pipe(Effect.withClock(runtime.clock), Effect.withScheduler(runtime.scheduler))
     )
     const chainServices = service.chainServices!
     this.exchange = x
@@ -261,18 +263,6 @@ export class World {
     this.watcher = chainServices.watcher
     this.payouts = chainServices.payouts
     for (const l of this.bootListeners) l(x)
-  }
-
-  /** One chain pass (watcher, then payouts), as the live chain worker's step; null while the process is down. */
-  private pollChain(): Promise<void> | null {
-    if (this.down) return null
-    const epoch = this.boots
-    // RPC faults end a pass early; the next poll retries (as live). `.finally(noop)` keeps the
-    // microtask timing the golden hashes were recorded with (the passes used to end that way).
-    return (async () => {
-      await this.watcher.poll().finally(noop).catch(() => {})
-      if (this.boots === epoch && !this.down) await this.payouts.poll().finally(noop).catch(() => {})
-    })()
   }
 
   /** Opens a simulated WebSocket to the feed hub; `cookieUser` as proven by a session cookie; `name` keys its latency draws. */
@@ -332,23 +322,6 @@ export class World {
       onRecovered(before, exchangeHash(this.exchange))
     })
   }
-}
-
-const noop = (): void => {}
-
-/**
- * The scheduler's `Effect.repeat`: `step` every `everyMs` of virtual time, one pass at a time (a
- * beat that finds the previous pass still running is skipped, as the live fiber's fixed schedule
- * never overlaps passes). Workers run on the scheduler, never on an Effect timer (src/runtime/workers.ts).
- */
-const everyInTurn = (s: Scheduler, everyMs: number, step: () => Promise<unknown> | null): Scheduled => {
-  let inTurn: Promise<unknown> | null = null
-  return s.every(everyMs, () => {
-    if (inTurn !== null) return
-    const pass = step()
-    if (pass === null) return
-    inTurn = pass.finally(() => (inTurn = null))
-  })
 }
 
 /** A dead process: connections are refused, which a client sees as a timeout-like failure. */

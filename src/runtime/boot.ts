@@ -263,7 +263,7 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
           )
     if (chainServices !== null) yield* stopStep(() => "the chain side to stop (deposit service; the watcher and payout pass in flight)")
     if (ops !== null) attachServiceOps(ops, config, { ctx, exchange, hub, nowMs, opened, chain, chainServices })
-    for (const w of serviceWorkers(config, { durable, lpBots, monoMs, flushHistory: opened.flushHistory, logger })) yield* forkWorker(w, onError)
+    for (const w of serviceWorkers(config, { durable, lpBots, monoMs, flushHistory: opened.flushHistory, logger })) yield* forkWorker(w, onError, monoMs)
     yield* stopStep(() => "the workers' passes in flight (snapshot, LP bots, history)")
     yield* drainFirst(config, [http, ...(chainServices === null ? [] : [chainServices.deposit])])
     return {

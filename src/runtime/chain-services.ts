@@ -143,6 +143,6 @@ export const makeChainServices = (
     yield* Effect.addFinalizer(() => Ref.set(open, false).pipe(Effect.zipRight(turn.withPermits(1)(Effect.void))))
     // The pass runs in the worker's own fiber (in a simulated world: on its scheduler), not a runtime of its own.
     const worker: Worker = { name: "chain", pass, everyMs: o.pollMs }
-    if (o.pollMs > 0) yield* forkWorker(worker, onError)
+    if (o.pollMs > 0) yield* forkWorker(worker, onError, o.monoMs ?? liveMonoClock.monoMs)
     return { deposit, watcher, payouts, guard, poll: () => Effect.runPromise(pass) }
   })

@@ -5,7 +5,7 @@
 // flight (a pass is uninterruptible) — so the finalizers after it (the journal's close) never race a
 // pass. The same fibers run in a simulated world, on its scheduler's Clock and Effect Scheduler
 // (sim/world.ts), so no real timer fires there (docs/runtime.md).
-import { Duration, Effect, Schedule, type Scope } from "effect"
+import { Clock, Duration, Effect, Schedule, type Scope } from "effect"
 
 export interface Worker {
   /** For errors and docs: "chain", "lp", "snapshot", "history". */
@@ -31,11 +31,33 @@ export const workerPass = (w: Worker, onError: (err: unknown) => void): Effect.E
     Effect.uninterruptible
   )
 
-/** The worker's fiber: the first pass one period after start, then every period; lives as long as the enclosing Scope. */
-export const forkWorker = (w: Worker, onError: (err: unknown) => void): Effect.Effect<void, never, Scope.Scope> =>
-  workerPass(w, onError).pipe(
-    Effect.repeat(Schedule.fixed(Duration.millis(w.everyMs))),
-    Effect.delay(Duration.millis(w.everyMs)),
-    Effect.forkScoped,
-    Effect.asVoid
+/**
+ * The ambient Clock with its reading taken from a monotonic clock: `Schedule.fixed` computes each
+ * next pass from the Clock's reading, and Effect's default one reads `Date.now()`, which an operator
+ * or NTP may step (docs/time.md). The sleeps stay the ambient Clock's (live: timers; simulated: the
+ * scheduler's virtual time).
+ */
+const monotonicClock = (ambient: Clock.Clock, monoMs: () => number): Clock.Clock => ({
+  [Clock.ClockTypeId]: Clock.ClockTypeId,
+  unsafeCurrentTimeMillis: monoMs,
+  currentTimeMillis: Effect.sync(monoMs),
+  unsafeCurrentTimeNanos: () => BigInt(Math.round(monoMs() * 1_000_000)),
+  currentTimeNanos: Effect.sync(() => BigInt(Math.round(monoMs() * 1_000_000))),
+  sleep: (d) => ambient.sleep(d)
+})
+
+/**
+ * The worker's fiber: the first pass one period after start, then every period; lives as long as
+ * the enclosing Scope. With `monoMs` (the service's MonoClockService) its schedule follows elapsed
+ * time, never a wall-clock step.
+ */
+export const forkWorker = (w: Worker, onError: (err: unknown) => void, monoMs?: () => number): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.clockWith((ambient) =>
+    workerPass(w, onError).pipe(
+      Effect.repeat(Schedule.fixed(Duration.millis(w.everyMs))),
+      Effect.delay(Duration.millis(w.everyMs)),
+      monoMs === undefined ? (e) => e : Effect.withClock(monotonicClock(ambient, monoMs)),
+      Effect.forkScoped,
+      Effect.asVoid
+    )
   )

@@ -3,7 +3,7 @@
 // waits for the pass in flight before the finalizers acquired earlier (the journal's close) run.
 // Driven by Effect's TestClock, so nothing here waits on the wall clock.
 import { it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Scope, TestClock } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Scope, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { forkWorker, stepWorker } from "../../src/runtime/workers.ts"
 
@@ -95,4 +95,42 @@ describe("workers as scoped fibers", () => {
       yield* Scope.close(scope, Exit.void)
     })
   )
+
+  // Schedule.fixed computes each next pass from the Clock's reading; the service hands its workers
+  // the monotonic clock, so a wall-clock jump is not taken for an hour of lateness followed by an
+  // immediate extra pass. Here the Clock's reading is the TestClock's time plus a wall offset that
+  // jumps an hour, while its sleeps (elapsed time) stay the TestClock's.
+  for (const withMono of [false, true]) {
+    it.effect(`a wall-clock jump forward ${withMono ? "does not make" : "makes (control: the schedule reads the wall)"} an extra pass`, () =>
+      Effect.gen(function* () {
+        const test = yield* TestClock.testClock()
+        let wallOffsetMs = 0
+        const wallMs = () => test.unsafeCurrentTimeMillis() + wallOffsetMs
+        const wall: Clock.Clock = {
+          [Clock.ClockTypeId]: Clock.ClockTypeId,
+          unsafeCurrentTimeMillis: wallMs,
+          currentTimeMillis: Effect.sync(wallMs),
+          unsafeCurrentTimeNanos: () => BigInt(wallMs()) * 1_000_000n,
+          currentTimeNanos: Effect.sync(() => BigInt(wallMs()) * 1_000_000n),
+          sleep: (d) => test.sleep(d)
+        }
+        let passes = 0
+        const step = () => Promise.resolve(void passes++)
+        const scope = yield* Scope.make()
+        const monoMs = () => test.unsafeCurrentTimeMillis()
+        yield* forkWorker(stepWorker("t", 100, step), () => {}, withMono ? monoMs : undefined).pipe(Effect.withClock(wall), Scope.extend(scope))
+        yield* settle
+        yield* TestClock.adjust("100 millis")
+        yield* settle
+        expect(passes).toBe(1)
+        wallOffsetMs = 3_600_000
+        yield* TestClock.adjust("100 millis")
+        yield* settle
+        yield* TestClock.adjust("0 millis")
+        yield* settle
+        expect(passes).toBe(withMono ? 2 : 3)
+        yield* Scope.close(scope, Exit.void)
+      })
+    )
+  }
 })
