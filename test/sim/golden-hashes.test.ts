@@ -1,5 +1,6 @@
 // The golden hashes (test/fixtures/scenario-hashes.json, recorded by `npm run sim:hashes -- --write`
-// before issue 12's refactor): a fast subset here — three short scenarios at seed 1 (storage faults, the rate limiter, a chain reorg with deposits and payouts), through the
+// before issue 12's refactor; 11 rows re-recorded when the workers became fibers in the simulator too,
+// docs/runtime.md "Golden hashes"): a fast subset here — three short scenarios at seed 1 (storage faults, the rate limiter, a chain reorg with deposits and payouts), through the
 // same runScenario path `npm run sim` takes — must reproduce the recorded journal and state
 // hashes exactly. The full table (every scenario, seeds 1..3, ~8 min) is `npm run sim:hashes -- --check`.
 import { join } from "node:path"
