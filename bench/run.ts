@@ -8,6 +8,7 @@ import { type BenchResult, formatTables, type Suite } from "./lib.ts"
 const SUITES: Record<string, () => Promise<Suite>> = {
   engine: async () => (await import("./engine.ts")).engineSuite,
   api: async () => (await import("./api.ts")).apiSuite,
+  http: async () => (await import("./book-read.ts")).bookReadSuite,
   journal: async () => (await import("./journal.ts")).journalSuite,
   recovery: async () => (await import("./journal.ts")).recoverySuite,
   history: async () => (await import("./history.ts")).historySuite,
