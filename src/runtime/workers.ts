@@ -33,7 +33,7 @@ export const workerPass = (w: Worker, onError: (err: unknown) => void): Effect.E
 
 /**
  * The ambient Clock with its reading taken from a monotonic clock: `Schedule.fixed` computes each
- * next pass from the Clock's reading, and Effect's default one reads `Date.now()`, which an operator
+ * next pass from the Clock's reading, and Effect's default one reads the system's wall time, which an operator
  * or NTP may step (docs/time.md). The sleeps stay the ambient Clock's (live: timers; simulated: the
  * scheduler's virtual time).
  */
