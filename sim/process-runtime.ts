@@ -4,7 +4,8 @@
 // that wakes it, as a live timer callback would), else right after the task in progress. When the
 // process dies, its runtime dies with it: no timer of it fires and no task of it runs again, so an
 // abandoned Scope leaves nothing behind (a crash runs no finalizer, as `kill -9` would not).
-import { Clock, Duration, Effect, Scheduler as EffectScheduler } from "effect"
+import { type Clock, Duration, Effect, Scheduler as EffectScheduler } from "effect"
+import { schedulerClock } from "./clock.ts"
 import type { Scheduler } from "./scheduler.ts"
 
 export interface ProcessRuntime {
@@ -12,17 +13,12 @@ export interface ProcessRuntime {
   readonly scheduler: EffectScheduler.Scheduler
 }
 
-/**
- * `alive` is asked at each timer and task. The Clock reads virtual time, the monotonic clock:
- * a worker's `Schedule` follows elapsed time, which a wall-clock step does not move (docs/time.md).
- */
+/** `alive` is asked at each timer and task. */
 export const processRuntime = (s: Scheduler, alive: () => boolean): ProcessRuntime => {
+  // The scheduler's Clock (sim/clock.ts), its sleeps dead with the process. The workers' schedules
+  // read the service's monotonic clock (src/runtime/workers.ts), not this Clock's reading.
   const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => s.nowMs(),
-    currentTimeMillis: Effect.sync(() => s.nowMs()),
-    unsafeCurrentTimeNanos: () => BigInt(s.nowMs()) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(s.nowMs()) * 1_000_000n),
+    ...schedulerClock(s),
     sleep: (duration) =>
       Effect.async<void>((resume) => {
         const timer = s.after(Duration.toMillis(duration), () => (alive() ? resume(Effect.void) : undefined))
