@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   recovery: async () => (await import("./journal.ts")).recoverySuite,
   history: async () => (await import("./history.ts")).historySuite,
   chain: async () => (await import("./chain.ts")).chainSuite,
+  deposit: async () => (await import("./deposit-latency.ts")).depositLatencySuite,
   sim: async () => (await import("./sim.ts")).simSuite,
   backtest: async () => (await import("./backtest.ts")).backtestSuite,
   web: async () => (await import("./web.ts")).webSuite

@@ -91,7 +91,7 @@ export class Auditor {
     if (halt !== null) this.stats.fail(`${at} chain guard halted: ${halt.reason}`)
   }
 
-  /** Ledger money = deposits credited − withdrawals debited (+ other credits); every credit is on the canonical chain; the vault covers it. */
+  /** Ledger money = deposits credited − withdrawals debited (+ other credits); every credit is on the canonical chain; the vault and the forwarders (which can only pay the vault) cover it. */
   private checkMoney(x: Exchange, at: string): void {
     this.index.update()
     let creditedMicro = 0
@@ -113,9 +113,12 @@ export class Auditor {
     if (x.engine.netDepositsMicro !== expected) {
       this.stats.fail(`${at} money: ledger holds ${x.engine.netDepositsMicro} micro, deposits − withdrawals (+ credits) say ${expected}`)
     }
-    const vaultMicro = Number(this.world.chain.balance(this.world.chain.info.token, this.world.chain.info.vault))
-    if (vaultMicro < x.engine.netDepositsMicro - this.otherCreditsMicro + owedOnChainMicro) {
-      this.stats.fail(`${at} solvency: vault holds ${vaultMicro} micro, owes ${x.engine.netDepositsMicro - this.otherCreditsMicro} + ${owedOnChainMicro} in flight`)
+    // Deposits credit before their sweep is mined: a forwarder can only pay the vault, so its tokens count.
+    const { token, vault } = this.world.chain.info
+    let heldMicro = Number(this.world.chain.balance(token, vault))
+    for (const address of x.watched.keys()) heldMicro += Number(this.world.chain.balance(token, address as typeof vault))
+    if (heldMicro < x.engine.netDepositsMicro - this.otherCreditsMicro + owedOnChainMicro) {
+      this.stats.fail(`${at} solvency: vault and forwarders hold ${heldMicro} micro, owe ${x.engine.netDepositsMicro - this.otherCreditsMicro} + ${owedOnChainMicro} in flight`)
     }
   }
 

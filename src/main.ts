@@ -86,6 +86,7 @@ const program = Effect.gen(function* () {
   const depositPort = yield* Config.integer("DEPOSIT_PORT").pipe(Config.withDefault(8081))
   const confirmations = yield* Config.integer("DEPOSIT_CONFIRMATIONS").pipe(Config.withDefault(0))
   const chainPollMs = yield* Config.integer("CHAIN_POLL_MS").pipe(Config.withDefault(1000))
+  const chainHeadPollMs = yield* Config.integer("CHAIN_HEAD_POLL_MS").pipe(Config.withDefault(100))
   const minUsdgMicro = yield* Config.integer("DEPOSIT_MIN_MICRO").pipe(Config.withDefault(1_000_000))
   const maxPerTxMicro = yield* Config.integer("DEPOSIT_MAX_PER_TX_MICRO").pipe(Config.withDefault(100_000_000))
   const webPort = yield* Config.integer("WEB_PORT").pipe(Config.withDefault(3000))
@@ -154,6 +155,7 @@ const program = Effect.gen(function* () {
             depositPort,
             confirmations,
             pollMs: chainPollMs,
+            headPollMs: chainHeadPollMs,
             minUsdgMicro,
             maxPerTxMicro,
             corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== ""))

@@ -2,7 +2,8 @@
 // confirmation. Each payout carries its withdrawal id, which the vault pays at
 // most once, so re-sending after a crash or a lost reply can never pay twice;
 // before sending, the worker asks whether the id was already paid. A payout that
-// keeps reverting (e.g. an underfunded vault) is refunded after `maxAttempts`,
+// keeps reverting (e.g. an underfunded vault) is refunded after `maxAttempts`
+// (attempts while credited deposits are still being swept in do not count),
 // whether it reverts on chain or is refused before it is sent (a live chain
 // estimates gas first, so a payout that would revert never leaves). One failing
 // withdrawal never holds up the others: each is handled on its own, and the first
@@ -26,6 +27,11 @@ export interface PayoutOptions {
   readonly maxPendingPolls?: number
   /** Stops payouts while halted; saves the embedded chain before a payout is confirmed. */
   readonly guard?: ChainGuard
+  /**
+   * True while credited deposits are still on their way into the vault (the watcher's
+   * `vaultFilling`): a payout the vault cannot cover then is retried, not counted as a failed attempt.
+   */
+  readonly vaultFilling?: () => boolean
 }
 
 export interface PayoutReport {
@@ -107,6 +113,8 @@ export class PayoutWorker {
    */
   private async failedAttempt(w: WithdrawalRecord, resend: boolean): Promise<keyof PayoutReport | null> {
     const id = w.id as Hash
+    // Deposits are credited before their sweep is mined (src/chain/watcher.ts): the vault may be short for a block.
+    if (this.o.vaultFilling?.() === true) return null
     const attempts = (this.reverts.get(id) ?? 0) + 1
     this.reverts.set(id, attempts)
     if (attempts >= (this.o.maxAttempts ?? 5)) {

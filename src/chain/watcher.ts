@@ -5,14 +5,18 @@
 //   1. scans Transfer logs into watched addresses from where it stopped, re-scanning
 //      the last `rescanBlocks` every time to catch logs an RPC missed;
 //   2. for open deposits: un-detects those whose block left the chain (reorg),
-//      marks them confirming, and once `confirmations` deep sweeps the forwarder
-//      into the vault and confirms them (the exchange credits linked wallets).
+//      marks them confirming, and once `confirmations` deep confirms them (the exchange
+//      credits linked wallets) — the funds are then at the user's forwarder, which can
+//      only send them to the vault (docs/decisions.md § Deposits);
+//   3. sweeps every forwarder holding credited funds into the vault, and follows each sweep
+//      until it is mined (re-sent when it reverts or a reorg drops it).
+// The pass's journal writes are made durable together at its end, not one by one.
 // An RPC error ends the poll early; the next poll retries. Nothing is lost.
 // With a chain guard (src/chain/guard.ts) every pass first checks that the chain still holds the
 // blocks the ledger relies on; while it does not, the watcher does nothing at all.
 import type { Exchange } from "../service/exchange.ts"
-import type { DepositRecord, DepositRules } from "../service/deposits.ts"
-import type { Address, Chain, Hash, TxReceipt } from "./chain.ts"
+import type { DepositRules } from "../service/deposits.ts"
+import type { Address, Chain, Hash } from "./chain.ts"
 import type { ChainGuard } from "./guard.ts"
 
 export interface WatcherOptions {
@@ -37,6 +41,8 @@ export interface PollReport {
   readonly detected: number
   readonly reorged: number
   readonly confirmed: number
+  /** Forwarders whose sweep into the vault was seen mined in this pass. */
+  readonly swept: number
   /** The guard stopped this pass (the chain no longer holds what the ledger relies on). */
   readonly halted?: boolean
 }
@@ -45,6 +51,14 @@ export class DepositWatcher {
   private scannedThrough: bigint
   /** The latest sweep of each forwarder and token (`wallet:token`). */
   private readonly sweeps = new Map<string, Sweep>()
+  /** Forwarders holding credited funds that no mined sweep has moved yet, by `wallet:token`. */
+  private readonly owed = new Map<string, Owed>()
+  /** The head when each forwarder's last mined sweep was sent: it moved every deposit mined up to there. */
+  private readonly sweptThrough = new Map<string, bigint>()
+  /** Whether `owed` has been rebuilt from the chain since this watcher started (a restart forgets it). */
+  private seeded = false
+  /** Journal writes of the pass in flight, made durable together at its end. */
+  private writes: Promise<void>[] = []
 
   constructor(private readonly o: WatcherOptions) {
     this.scannedThrough = (o.startBlock ?? 0n) - 1n
@@ -55,15 +69,36 @@ export class DepositWatcher {
     return this.scannedThrough
   }
 
+  /**
+   * True while credited funds are still on their way into the vault (a sweep not yet mined, or a
+   * restarted watcher that has not looked yet): a payout the vault cannot cover now may be covered
+   * a block later (the payout worker does not count it as a failed attempt).
+   */
+  get vaultFilling(): boolean {
+    return !this.seeded || this.owed.size > 0
+  }
+
   /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world.ts). */
   async poll(): Promise<PollReport> {
+    try {
+      return await this.pass()
+    } finally {
+      // Durable before the pass ends, even one cut short by an RPC error.
+      const writes = this.writes
+      this.writes = []
+      await Promise.all(writes)
+    }
+  }
+
+  private async pass(): Promise<PollReport> {
     const { chain, exchange } = this.o
     let detected = 0
     let reorged = 0
     let confirmed = 0
     const head = await chain.head()
     const guard = this.o.guard
-    if (guard !== undefined && !(await guard.begin(head))) return { head, detected, reorged, confirmed, halted: guard.isHalted }
+    if (guard !== undefined && !(await guard.begin(head))) return { head, detected, reorged, confirmed, swept: 0, halted: guard.isHalted }
+    if (!this.seeded) await this.seed()
     const addresses = [...exchange.watched.keys()] as Address[]
     if (addresses.length > 0) {
       const floor = this.o.startBlock ?? 0n
@@ -74,7 +109,7 @@ export class DepositWatcher {
         // The same transaction confirmed in another block: re-included after a deep reorg the
         // operator resumed from, perhaps at another log index. Its tokens were credited already.
         if (exchange.deposits.ofTx(log.txHash).some((d) => d.confirmed && d.blockHash !== log.blockHash)) continue
-        await this.submit({
+        this.submit({
           type: "deposit_detected",
           txHash: log.txHash,
           logIndex: log.logIndex,
@@ -90,65 +125,102 @@ export class DepositWatcher {
     }
     this.scannedThrough = head
 
-    // Receipts asked for in this pass: deposits sharing a sweep ask once.
-    const receipts = new Map<Hash, TxReceipt | null>()
-    const used = new Set<string>()
+    // Block hashes asked once per block in a pass, however many deposits it holds.
+    const hashes = new Map<number, Promise<Hash | null>>()
+    const hashOf = (n: number): Promise<Hash | null> => {
+      let hash = hashes.get(n)
+      if (hash === undefined) hashes.set(n, (hash = chain.blockHash(BigInt(n))))
+      return hash
+    }
     for (const d of exchange.deposits.open()) {
       if (d.confirmed) continue
-      if ((await chain.blockHash(BigInt(d.blockNumber))) !== d.blockHash) {
-        await this.submit({ type: "deposit_reorged", key: d.key })
+      if ((await hashOf(d.blockNumber)) !== d.blockHash) {
+        this.submit({ type: "deposit_reorged", key: d.key })
         reorged++
         continue
       }
-      if (d.stage === "detected") await this.submit({ type: "deposit_confirming", key: d.key })
+      if (d.stage === "detected") this.submit({ type: "deposit_confirming", key: d.key })
       const depth = head - BigInt(d.blockNumber) + 1n
       if (depth < BigInt(this.o.confirmations)) continue
-      // Credit only beneath the checkpoint, so a later pass can tell if the chain loses the block.
-      if (guard !== undefined && !guard.covers(BigInt(d.blockNumber))) continue
-      const sweepKey = `${d.wallet}:${d.token}`
-      used.add(sweepKey)
-      const sweptIn = await this.swept(d, sweepKey, head, receipts)
-      // The embedded chain saves its state through the sweep before the ledger relies on it.
-      if (sweptIn !== null && (guard === undefined || (await guard.secure(sweptIn)))) {
-        await this.submit({ type: "deposit_confirmed", key: d.key })
-        confirmed++
-      }
+      // Credit only beneath the checkpoint, so a later pass can tell if the chain loses the block;
+      // the embedded chain saves its state through the deposit's block before the ledger relies on it.
+      if (guard !== undefined && !(guard.covers(BigInt(d.blockNumber)) && (await guard.secure(BigInt(d.blockNumber))))) continue
+      this.submit({ type: "deposit_confirmed", key: d.key })
+      confirmed++
+      this.owe(d.wallet as Address, d.token as Address, BigInt(d.blockNumber))
     }
-    for (const key of this.sweeps.keys()) if (!used.has(key)) this.sweeps.delete(key)
-    return { head, detected, reorged, confirmed }
+    const swept = await this.sweepOwed(head)
+    return { head, detected, reorged, confirmed, swept }
+  }
+
+  private owe(wallet: Address, token: Address, blockNumber: bigint): void {
+    const key = `${wallet}:${token}`
+    if ((this.sweptThrough.get(key) ?? -1n) >= blockNumber) return // already moved by a mined sweep
+    const owed = this.owed.get(key)
+    if (owed === undefined) this.owed.set(key, { wallet, token, throughBlock: blockNumber })
+    else if (owed.throughBlock < blockNumber) owed.throughBlock = blockNumber
   }
 
   /**
-   * The block of a mined sweep that moved `d`'s funds into the vault, or null while there is none. A sweep moves the forwarder's
-   * whole balance, so one sweep serves every deposit mined before it was sent (`head`): deposits
-   * to one address share it, and only a deposit mined later needs another. A sweep that reverts,
-   * or stays unknown to the chain for `maxPendingPolls` passes (a reorg dropped it), is replaced.
+   * After a (re)start: every forwarder of a credited deposit that still holds tokens is owed a
+   * sweep (the process may have died between a credit and its sweep). Asked once per forwarder.
    */
-  private async swept(d: DepositRecord, key: string, head: bigint, receipts: Map<Hash, TxReceipt | null>): Promise<bigint | null> {
-    let sweep = this.sweeps.get(key)
-    if (sweep === undefined || sweep.head < BigInt(d.blockNumber)) {
-      sweep = { tx: await this.o.chain.sweep(d.wallet as Address, d.token as Address), head, unseen: 0 }
-      this.sweeps.set(key, sweep)
+  private async seed(): Promise<void> {
+    const newest = new Map<string, { wallet: Address; token: Address; block: bigint }>()
+    for (const d of this.o.exchange.deposits.byKey.values()) {
+      if (!d.confirmed || d.stage === "error") continue
+      const key = `${d.wallet}:${d.token}`
+      const seen = newest.get(key)
+      if (seen === undefined || seen.block < BigInt(d.blockNumber)) newest.set(key, { wallet: d.wallet as Address, token: d.token as Address, block: BigInt(d.blockNumber) })
     }
-    let receipt = receipts.get(sweep.tx)
-    if (receipt === undefined || receipt === null) {
-      // Asked again while missing (it may be mined by now), but counted once per pass.
-      const first = receipt === undefined
-      receipt = await this.o.chain.receipt(sweep.tx)
-      receipts.set(sweep.tx, receipt)
-      // A second sweep is harmless: it moves whatever is left.
-      if (receipt === null && first && ++sweep.unseen >= (this.o.maxPendingPolls ?? 20)) this.sweeps.delete(key)
+    for (const { wallet, token, block } of newest.values()) {
+      if ((await this.o.chain.balanceOf(token, this.o.chain.depositAddress(wallet))) > 0n) this.owe(wallet, token, block)
     }
-    if (receipt === null) return null
-    if (receipt.status === "reverted" || receipt.blockNumber <= BigInt(d.blockNumber)) {
-      if (this.sweeps.get(key) === sweep) this.sweeps.delete(key)
-      return null
-    }
-    return receipt.blockNumber
+    this.seeded = true
   }
 
-  private async submit(cmd: Parameters<Exchange["submit"]>[0]): Promise<void> {
-    await this.o.exchange.submit(cmd).durable
+  /**
+   * Sends (or re-sends) the sweep of every owed forwarder and follows it: a forwarder is settled once
+   * a sweep sent after its newest credited deposit was mined is seen succeeded. A sweep moves the
+   * forwarder's whole balance, so one serves every deposit mined before it was sent (`head`). A
+   * sweep that reverts, or stays unknown to the chain for `maxPendingPolls` passes (a reorg dropped
+   * it), is replaced. Returns the forwarders settled.
+   */
+  private async sweepOwed(head: bigint): Promise<number> {
+    let settled = 0
+    for (const [key, owed] of this.owed) {
+      let sweep = this.sweeps.get(key)
+      if (sweep === undefined || sweep.head < owed.throughBlock) {
+        // Someone swept it already (anyone may; or this watcher before a restart): no transaction for nothing.
+        if ((await this.o.chain.balanceOf(owed.token, this.o.chain.depositAddress(owed.wallet))) === 0n) {
+          this.owed.delete(key)
+          this.sweptThrough.set(key, head)
+          settled++
+          continue
+        }
+        sweep = { tx: await this.o.chain.sweep(owed.wallet, owed.token), head, unseen: 0 }
+        this.sweeps.set(key, sweep)
+      }
+      // Asked at once too: a chain that mines on every transaction (the embedded one) has it already.
+      const receipt = await this.o.chain.receipt(sweep.tx)
+      if (receipt === null) {
+        // A second sweep is harmless: it moves whatever is left.
+        if (++sweep.unseen >= (this.o.maxPendingPolls ?? 20)) this.sweeps.delete(key)
+        continue
+      }
+      this.sweeps.delete(key)
+      if (receipt.status === "reverted" || receipt.blockNumber <= owed.throughBlock) continue // sent again next pass
+      this.owed.delete(key)
+      this.sweptThrough.set(key, sweep.head)
+      settled++
+    }
+    return settled
+  }
+
+  private submit(cmd: Parameters<Exchange["submit"]>[0]): void {
+    const durable = this.o.exchange.submit(cmd).durable
+    durable.catch(() => undefined) // handled here so a failure waits for the pass's end, where it is rethrown
+    this.writes.push(durable)
   }
 }
 
@@ -158,4 +230,11 @@ interface Sweep {
   readonly head: bigint
   /** Passes it has had no receipt. */
   unseen: number
+}
+
+interface Owed {
+  readonly wallet: Address
+  readonly token: Address
+  /** The newest credited deposit's block: a sweep must be sent after it was mined to move it. */
+  throughBlock: bigint
 }

@@ -24,6 +24,12 @@ export interface ChainServicesOptions {
   readonly confirmations: number
   /** Between polls of the watcher and the payout worker; 0 disables the timer. */
   readonly pollMs: number
+  /**
+   * Between reads of the chain's head (live: CHAIN_HEAD_POLL_MS): a new block starts a pass at once
+   * instead of waiting for `pollMs`, which then only bounds the time between passes. 0 or absent:
+   * passes every `pollMs` only (the simulator, where a read every 100 ms would be a scheduler event each).
+   */
+  readonly headPollMs?: number
   readonly minUsdgMicro: number
   readonly maxPerTxMicro: number
   readonly corsOrigins: ReadonlySet<string>
@@ -96,7 +102,7 @@ export const buildChainParts = (exchange: Exchange, o: ChainPartsOptions): Chain
     o.observe
   )
   const watcher = new DepositWatcher({ chain: o.chain, exchange, confirmations: o.confirmations, rules, onError: o.onWatcherError, guard })
-  const payouts = new PayoutWorker({ chain: o.chain, exchange, guard })
+  const payouts = new PayoutWorker({ chain: o.chain, exchange, guard, vaultFilling: () => watcher.vaultFilling })
   return { guard, depositApp, watcher, payouts }
 }
 
@@ -132,17 +138,46 @@ export const makeChainServices = (
     // An RPC hiccup ends a pass early; the next one retries. Both passes run unless the scope is closing.
     const turn = yield* Effect.makeSemaphore(1)
     const open = yield* Ref.make(true)
+    let lastHead: bigint | null = null
     const pass = turn.withPermits(1)(
       Effect.gen(function* () {
         if (!(yield* Ref.get(open))) return
-        yield* Effect.promise(() => watcher.poll().then(() => {}, passError))
+        yield* Effect.promise(() => watcher.poll().then((r) => void (lastHead = r.head), passError))
         if (yield* Ref.get(open)) yield* Effect.promise(() => payouts.poll().then(() => {}, passError))
       })
     )
     // Closing: no new pass starts, and the one in flight (a direct `poll()`) finishes first.
     yield* Effect.addFinalizer(() => Ref.set(open, false).pipe(Effect.zipRight(turn.withPermits(1)(Effect.void))))
     // The pass runs in the worker's own fiber (in a simulated world: on its scheduler), not a runtime of its own.
-    const worker: Worker = { name: "chain", pass, everyMs: o.pollMs }
-    if (o.pollMs > 0) yield* forkWorker(worker, onError, o.monoMs ?? liveMonoClock.monoMs)
+    const monoMs = o.monoMs ?? liveMonoClock.monoMs
+    const headPollMs = o.headPollMs ?? 0
+    const worker: Worker =
+      headPollMs > 0 && headPollMs < o.pollMs
+        ? { name: "chain", pass: onNewHead(o.chain, pass, () => lastHead, o.pollMs, monoMs), everyMs: headPollMs }
+        : { name: "chain", pass, everyMs: o.pollMs }
+    if (o.pollMs > 0) yield* forkWorker(worker, onError, monoMs)
     return { deposit, watcher, payouts, guard, poll: () => Effect.runPromise(pass) }
   })
+
+/**
+ * A pass run only when the chain's head is not the one the last pass saw, or when `pollMs` has passed
+ * since the last one (payouts and re-checks still run on a quiet chain). A failed head read waits
+ * for that deadline: the full pass then reports the error.
+ */
+export const onNewHead = (
+  chain: Chain,
+  pass: Effect.Effect<void>,
+  seenHead: () => bigint | null,
+  pollMs: number,
+  monoMs: () => number
+): Effect.Effect<void> => {
+  let lastPassMs = monoMs()
+  return Effect.gen(function* () {
+    if (monoMs() - lastPassMs < pollMs) {
+      const head = yield* Effect.promise(() => chain.head().catch(() => null))
+      if (head === null || head === seenHead()) return
+    }
+    lastPassMs = monoMs()
+    yield* pass
+  })
+}

@@ -53,7 +53,7 @@ export type ServiceCommand =
   | { readonly type: "deposit_confirming"; readonly key: string }
   /** The block holding the deposit left the canonical chain before it was confirmed. */
   | { readonly type: "deposit_reorged"; readonly key: string }
-  /** Enough confirmations and swept into the vault: credit now, or when the wallet is linked. */
+  /** Enough confirmations (the funds are at the forwarder, which can only pay the vault): credit now, or when the wallet is linked. */
   | { readonly type: "deposit_confirmed"; readonly key: string }
   /** Debit now (engine checks balance and withdraw nonce); the payout worker pays `recipient`. */
   | { readonly type: "withdraw"; readonly user: string; readonly amountMicro: number; readonly withdrawNonce: number; readonly recipient: string }

@@ -23,7 +23,7 @@ export interface DepositRecord {
   creditedAtSec: number | null
   /** The user credited, once credited. */
   user: string | null
-  /** Confirmed and swept on chain; credits as soon as the wallet is linked. */
+  /** Confirmed on chain (swept into the vault afterwards); credits as soon as the wallet is linked. */
   confirmed: boolean
 }
 

@@ -89,6 +89,28 @@ describe("withdrawals (sim chain)", () => {
     expect(held).toBe(exchange.engine.netDepositsMicro)
   })
 
+  it("a payout the vault cannot make while credited deposits are still being swept in waits for them instead of counting attempts", async () => {
+    const { chain, exchange, withdraw, clock } = world(1_000_000n, true)
+    let filling = true
+    const worker = new PayoutWorker({ chain, exchange, maxAttempts: 3, vaultFilling: () => filling })
+    const step = async () => {
+      clock.ms += 1_000
+      await worker.poll()
+      chain.mine()
+    }
+    withdraw(5_000_000, 1)
+    for (let i = 0; i < 6; i++) await step() // twice the attempts: none counted
+    expect(withdrawalRows(exchange, user)[0]).toMatchObject({ status: "pending", tx_signature: null })
+    // The sweep lands: the vault can pay now.
+    chain.mint(chain.info.token, chain.info.vault, 10_000_000n)
+    chain.mine()
+    filling = false
+    await step() // sent
+    await step() // confirmed
+    expect(withdrawalRows(exchange, user)[0]).toMatchObject({ status: "confirmed" })
+    expect(chain.balance(chain.info.token, WALLET)).toBe(5_000_000n)
+  })
+
   it("a payout refused before sending (ChainReverted, as a live chain's gas estimate refuses it) is refunded without anything sent", async () => {
     const { chain, exchange, step, withdraw, available } = world(1_000_000n, true)
     // The same tag a live chain gives for a real revert (test/chain/live.test.ts, on Anvil).

@@ -42,22 +42,90 @@ const world = (confirmations = 3, seed = 1) => {
 }
 
 describe("deposit watcher (sim chain)", () => {
-  it("takes a deposit from detected through confirming to credited, once, and sweeps it into the vault", async () => {
+  it("takes a deposit from detected through confirming to credited, once, then sweeps it into the vault", async () => {
     const { chain, exchange, address, w, step, fund, balance } = world(3)
     fund(5_000_000n)
     expect((await step()).detected).toBe(1)
     expect(depositProgress(exchange, WALLET)).toMatchObject({ stage: "confirming", amount_micro: 5_000_000 })
     await step() // 2 deep
-    await step() // 3 deep: the sweep is sent
     expect(balance()).toBe(0)
-    expect((await step()).confirmed).toBe(1) // sweep mined
+    // 3 deep: credited in this pass, while the funds are still at the forwarder; the sweep is sent.
+    expect(await step()).toMatchObject({ confirmed: 1, swept: 0 })
     expect(depositProgress(exchange, WALLET).stage).toBe("credited")
     expect(balance()).toBe(5_000_000)
+    expect(chain.balance(chain.info.token, address)).toBe(5_000_000n)
+    expect(w.vaultFilling).toBe(true)
+    expect(await step()).toMatchObject({ confirmed: 0, swept: 1 }) // sweep mined
+    expect(w.vaultFilling).toBe(false)
     expect(chain.balance(chain.info.token, chain.info.vault)).toBe(5_000_000n)
     expect(chain.balance(chain.info.token, address)).toBe(0n)
     for (let i = 0; i < 10; i++) await step()
     expect(balance()).toBe(5_000_000)
-    void w
+  })
+
+  it("credits with 1 confirmation in the pass that first sees the block: detected, confirming and credited together", async () => {
+    const { exchange, journal, step, fund, balance } = world(1)
+    fund(2_000_000n)
+    expect(await step()).toMatchObject({ detected: 1, confirmed: 1 })
+    expect(balance()).toBe(2_000_000)
+    expect(journal.records.map((r) => r.cmd.type).filter((t) => t.startsWith("deposit_"))).toEqual(["deposit_detected", "deposit_confirming", "deposit_confirmed"])
+    expect(depositProgress(exchange, WALLET).stage).toBe("credited")
+  })
+
+  it("writes a pass's records without waiting for each, and resolves the pass only once all are durable (a journal failure fails the pass)", async () => {
+    const clock = { ms: 1_795_305_600_000 }
+    const chain = new SimChain({ seed: 3 })
+    const held: Array<{ resolve: () => void; reject: (e: unknown) => void }> = []
+    let holding = false
+    const exchange = new Exchange(() => clock.ms, {
+      append: () => (holding ? new Promise<void>((resolve, reject) => held.push({ resolve, reject })) : Promise.resolve())
+    })
+    const address = chain.depositAddress(WALLET)
+    exchange.submit({ type: "watch_address", wallet: WALLET, address })
+    exchange.submit({ type: "link_wallet", user, wallet: WALLET })
+    const rules = { token: chain.info.token, minMicro: 1_000_000, maxPerTxMicro: 100_000_000 }
+    const w = new DepositWatcher({ chain, exchange, confirmations: 1, rules })
+    chain.mint(chain.info.token, SENDER, 4_000_000n)
+    chain.mine()
+    chain.transfer(chain.info.token, SENDER, address, 4_000_000n)
+    chain.mine()
+    holding = true
+    let done = false
+    const pass = w.poll().finally(() => (done = true))
+    for (let i = 0; i < 50 && held.length < 3; i++) await new Promise((resolve) => setImmediate(resolve))
+    // All three stages were written in this one pass before any was durable; the pass waits for them.
+    expect(held).toHaveLength(3)
+    expect(done).toBe(false)
+    for (const h of held.splice(0)) h.resolve()
+    expect(await pass).toMatchObject({ detected: 1, confirmed: 1 })
+    // A write that fails fails the pass, after the pass has run its course.
+    chain.mint(chain.info.token, SENDER, 2_000_000n)
+    chain.mine()
+    chain.transfer(chain.info.token, SENDER, address, 2_000_000n)
+    chain.mine()
+    const failing = w.poll()
+    for (let i = 0; i < 50 && held.length < 3; i++) await new Promise((resolve) => setImmediate(resolve))
+    held[0]!.reject(new Error("disk full"))
+    for (const h of held.slice(1)) h.resolve()
+    await expect(failing).rejects.toThrow(/disk full/)
+  })
+
+  it("a restarted watcher sweeps a forwarder whose credited funds were never swept (died between credit and sweep)", async () => {
+    const { chain, exchange, address, rules, step, fund, balance } = world(1)
+    const first = new DepositWatcher({ chain, exchange, confirmations: 1, rules })
+    fund(3_000_000n)
+    chain.failNext("sweep", "rpc down")
+    await expect(step(first)).rejects.toThrow(/rpc down/) // credited, then the sweep failed
+    expect(balance()).toBe(3_000_000)
+    // The process dies here: the new watcher knows nothing of the owed sweep but finds the tokens.
+    const restarted = new DepositWatcher({ chain, exchange, confirmations: 1, rules })
+    expect(restarted.vaultFilling).toBe(true) // until it has looked
+    await step(restarted)
+    await step(restarted)
+    expect(chain.balance(chain.info.token, address)).toBe(0n)
+    expect(chain.balance(chain.info.token, chain.info.vault)).toBe(3_000_000n)
+    expect(restarted.vaultFilling).toBe(false)
+    expect(balance()).toBe(3_000_000)
   })
 
   it("never double-credits across re-scans, a restarted watcher, or a replay of the journal", async () => {
