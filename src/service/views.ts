@@ -182,6 +182,8 @@ export const portfolioState = (x: Exchange, user: string) => {
  */
 export class PortfolioJson {
   private readonly kept = new Map<string, { keys: string[]; readonly pieces: Map<string, Piece> }>()
+  /** Per resting order (gone with it): its JSON and the `remaining` it was built at. */
+  private readonly orderTexts = new WeakMap<Order, { readonly remaining: number; readonly json: string }>()
 
   constructor(private readonly x: Exchange) {}
 
@@ -209,7 +211,18 @@ export class PortfolioJson {
       }
     }
     const balance = JSON.stringify({ available: b.available, locked: b.locked, total: b.total })
-    return `{"balance":${balance},"positions":[${parts.join(",")}],"open_orders":${JSON.stringify(openOrders(this.x, user))}}`
+    return `{"balance":${balance},"positions":[${parts.join(",")}],"open_orders":[${this.ordersJson(user)}]}`
+  }
+
+  /** The open orders' JSON objects, comma-joined: each order's text is kept while its `remaining` is unchanged (its only field that moves). */
+  private ordersJson(user: string): string {
+    let out = ""
+    for (let o = this.x.engine.accounts.get(user)?.ordersHead ?? null; o !== null; o = o.unext) {
+      let kept = this.orderTexts.get(o)
+      if (kept === undefined || kept.remaining !== o.remaining) this.orderTexts.set(o, (kept = { remaining: o.remaining, json: JSON.stringify(orderView(o)) }))
+      out = out === "" ? kept.json : `${out},${kept.json}`
+    }
+    return out
   }
 
   /** Drops a user's kept pieces (its channel has no subscriber left). */
