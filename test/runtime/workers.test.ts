@@ -27,6 +27,9 @@ const gatedStep = () => {
   return { log, step, maxRunning: () => maxRunning, release: () => release?.() }
 }
 
+/** The TestClock's reading as the workers' monotonic clock (the service passes MonoClockService's). */
+const testMonoMs = Effect.map(TestClock.testClock(), (test) => () => test.unsafeCurrentTimeMillis())
+
 /** Lets the fibers run what is ready (promise continuations included). */
 const settle = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve))).pipe(Effect.zipRight(Effect.yieldNow()))
 
@@ -35,7 +38,7 @@ describe("workers as scoped fibers", () => {
     Effect.gen(function* () {
       const g = gatedStep()
       const scope = yield* Scope.make()
-      yield* forkWorker(stepWorker("t", 100, g.step), () => {}).pipe(Scope.extend(scope))
+      yield* forkWorker(stepWorker("t", 100, g.step), () => {}, yield* testMonoMs).pipe(Scope.extend(scope))
       yield* settle
       expect(g.log).toEqual([])
       yield* TestClock.adjust("100 millis")
@@ -61,7 +64,7 @@ describe("workers as scoped fibers", () => {
       const g = gatedStep()
       const scope = yield* Scope.make()
       yield* Scope.addFinalizer(scope, Effect.sync(() => g.log.push("journal closed")))
-      yield* forkWorker(stepWorker("t", 100, g.step), () => {}).pipe(Scope.extend(scope))
+      yield* forkWorker(stepWorker("t", 100, g.step), () => {}, yield* testMonoMs).pipe(Scope.extend(scope))
       yield* TestClock.adjust("100 millis")
       yield* settle
       expect(g.log).toEqual(["start"])
@@ -85,7 +88,7 @@ describe("workers as scoped fibers", () => {
       let passes = 0
       const scope = yield* Scope.make()
       const step = () => (++passes === 1 ? Promise.reject(new Error("rpc down")) : Promise.resolve())
-      yield* forkWorker(stepWorker("t", 50, step), (e) => errors.push(e)).pipe(Scope.extend(scope))
+      yield* forkWorker(stepWorker("t", 50, step), (e) => errors.push(e), yield* testMonoMs).pipe(Scope.extend(scope))
       for (let i = 0; i < 3; i++) {
         yield* TestClock.adjust("50 millis")
         yield* settle
@@ -118,7 +121,7 @@ describe("workers as scoped fibers", () => {
         const step = () => Promise.resolve(void passes++)
         const scope = yield* Scope.make()
         const monoMs = () => test.unsafeCurrentTimeMillis()
-        yield* forkWorker(stepWorker("t", 100, step), () => {}, withMono ? monoMs : undefined).pipe(Effect.withClock(wall), Scope.extend(scope))
+        yield* forkWorker(stepWorker("t", 100, step), () => {}, withMono ? monoMs : wallMs).pipe(Effect.withClock(wall), Scope.extend(scope))
         yield* settle
         yield* TestClock.adjust("100 millis")
         yield* settle
