@@ -11,20 +11,17 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPublicClient, createTestClient, createWalletClient, http, keccak256, stringToHex, type Hex } from "viem"
+import { createPublicClient, createTestClient, createWalletClient, http, type Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
-import { walletLinkMessage } from "../src/auth/messages.ts"
 import { ANVIL_KEYS, startAnvil } from "../src/chain/anvil.ts"
-import type { Address, Chain } from "../src/chain/chain.ts"
+import type { Chain } from "../src/chain/chain.ts"
 import { usdgAbi } from "../src/chain/contracts.ts"
 import { deployContracts, depositChain } from "../src/chain/deploy.ts"
 import { liveChain } from "../src/chain/live.ts"
 import { keyFromLabel } from "../src/client/keys.ts"
-import { startService } from "../src/runtime/boot.ts"
+import { type BenchService, linkUsers, MIN_MICRO, startChainService } from "./chain-service.ts"
 import { numberFlag, percentile, round, type Suite } from "./lib.ts"
 
-const MIN_MICRO = 1_000_000
-const MAX_MICRO = 100_000_000
 const TARGET_NOTE = "none given in the issue (informational)"
 
 export const chainSuite: Suite = async ({ args, report, log }) => {
@@ -36,7 +33,7 @@ export const chainSuite: Suite = async ({ args, report, log }) => {
 
   const anvil = await startAnvil()
   const dataDir = mkdtempSync(join(tmpdir(), "twinbook-chain-bench-"))
-  let service: Awaited<ReturnType<typeof startService>> | null = null
+  let service: BenchService | null = null
   try {
     const operatorKey = ANVIL_KEYS[0]
     const info = await deployContracts({ rpcUrl: anvil.rpcUrl, operatorKey })
@@ -54,45 +51,12 @@ export const chainSuite: Suite = async ({ args, report, log }) => {
     const pub = createPublicClient({ chain: viemChain, transport, cacheTime: 0, pollingInterval: 50 })
     const test = createTestClient({ chain: viemChain, transport, mode: "anvil" })
 
-    service = await startService({
-      host: "127.0.0.1",
-      port: 0,
-      nowMs: () => Date.now(),
-      secret: new Uint8Array(32).fill(5),
-      dataDir,
-      historyFlushMs: 0,
-      config: {
-        adminToken: "bench",
-        corsOrigins: new Set(),
-        secureCookies: false,
-        devCredit: false,
-        rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
-      },
-      onError: (err) => log(`service error: ${String(err)}`),
-      chain: { chain, host: "127.0.0.1", depositPort: 0, confirmations, pollMs: 0, minUsdgMicro: MIN_MICRO, maxPerTxMicro: MAX_MICRO, corsOrigins: new Set() }
-    })
+    service = await startChainService(dataDir, chain, { confirmations, pollMs: 0 }, log)
     const svc = service
     const x = svc.exchange
 
-    // Users: an Ed25519 key and an EVM wallet each, linked over HTTP; the deposit address watched
-    // (journaled directly: the deposit service's 30-per-minute per-IP limit would pace setup).
-    log(`linking ${users} wallets`)
-    const wallets: Address[] = []
-    for (let i = 0; i < users; i++) {
-      const key = keyFromLabel(`chain-bench-${i}`)
-      const evm = privateKeyToAccount(keccak256(stringToHex(`chain-bench-wallet-${i}`)))
-      const wallet = evm.address.toLowerCase() as Address
-      const ts = Math.floor(Date.now() / 1000)
-      const message = walletLinkMessage(key.user, wallet, ts)
-      const res = await fetch(`${svc.http.url}/v1/wallet/link`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ user: key.user, wallet, timestamp: ts, signature: key.sign(Buffer.from(message, "utf8")), evm_signature: await evm.signMessage({ message }) })
-      })
-      if (res.status !== 200) throw new Error(`wallet link ${i}: ${res.status} ${await res.text()}`)
-      await x.submit({ type: "watch_address", wallet, address: chain.depositAddress(wallet) }).durable
-      wallets.push(wallet)
-    }
+    // Users: an Ed25519 key and an EVM wallet each, linked over HTTP; the deposit address watched.
+    const wallets = await linkUsers(svc, chain, users, "chain-bench", log)
 
     // Transfers: from four funded development accounts, mined `perBlock` to a block.
     const senders = [1, 2, 3, 4].map((i) => createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(ANVIL_KEYS[i]!), cacheTime: 0 }))

@@ -17,21 +17,17 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createPublicClient, createWalletClient, http, keccak256, stringToHex, type Hex } from "viem"
+import { createPublicClient, createWalletClient, http, type Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
-import { walletLinkMessage } from "../src/auth/messages.ts"
 import { ANVIL_KEYS, startAnvil } from "../src/chain/anvil.ts"
 import type { Address, Chain } from "../src/chain/chain.ts"
 import { usdgAbi } from "../src/chain/contracts.ts"
 import { deployContracts, depositChain } from "../src/chain/deploy.ts"
 import { liveChain } from "../src/chain/live.ts"
-import { keyFromLabel } from "../src/client/keys.ts"
-import { startService } from "../src/runtime/boot.ts"
+import { type BenchService, linkUsers, MIN_MICRO, startChainService } from "./chain-service.ts"
 import { Rng } from "../sim/random.ts"
 import { numberFlag, percentile, round, type Suite } from "./lib.ts"
 
-const MIN_MICRO = 1_000_000
-const MAX_MICRO = 100_000_000
 const TARGET_P99_MS = 250
 const OBSERVE_EVERY_MS = 5
 
@@ -112,7 +108,7 @@ const flagsOf = (args: ReadonlyArray<string>): Flags => {
   return f
 }
 
-type Service = Awaited<ReturnType<typeof startService>>
+type Service = BenchService
 type Log = (message: string) => void
 type Blocks = ReturnType<typeof watchBlocks>
 interface Mined {
@@ -138,8 +134,9 @@ export const depositLatencySuite: Suite = async ({ args, report, log }) => {
     // As the live service builds it (src/chain/live.ts makeLiveChain with CHAIN_RPC_URL): default polling, no persist.
     const chain = liveChain({ rpcUrl: anvil.rpcUrl, operatorKey, info })
     blocks = watchBlocks(anvil.rpcUrl, (err) => log(`block watch: ${String(err)} (retrying)`))
-    service = await startWithChain(dataDir, chain, f, log)
-    const wallets = await linkUsers(service, chain, f.users, log)
+    // Its chain worker on its own timers: the thing measured.
+    service = await startChainService(dataDir, chain, { confirmations: f.confirmations, pollMs: f.pollMs, headPollMs: f.headPollMs }, log)
+    const wallets = await linkUsers(service, chain, f.users, "deposit-bench", log)
     const creditedAtMs = stampCredits(service, blocks)
     const mined = await sendPlanned({ rpcUrl: anvil.rpcUrl, info, operatorKey, chain, wallets, f, blocks, creditedAtMs, log })
     await awaitCredits(mined, creditedAtMs, blocks, f, log)
@@ -153,51 +150,6 @@ export const depositLatencySuite: Suite = async ({ args, report, log }) => {
       await anvil.stop()
     }
   }
-}
-
-/** The real service on a temp dir, its chain worker on its own timers (the thing measured). */
-const startWithChain = (dataDir: string, chain: Chain, f: Flags, log: Log): Promise<Service> =>
-  startService({
-    host: "127.0.0.1",
-    port: 0,
-    nowMs: () => Date.now(),
-    secret: new Uint8Array(32).fill(5),
-    dataDir,
-    historyFlushMs: 0,
-    config: {
-      adminToken: "bench",
-      corsOrigins: new Set(),
-      secureCookies: false,
-      devCredit: false,
-      rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
-    },
-    onError: (err) => log(`service error: ${String(err)}`),
-    chain: { chain, host: "127.0.0.1", depositPort: 0, confirmations: f.confirmations, pollMs: f.pollMs, headPollMs: f.headPollMs, minUsdgMicro: MIN_MICRO, maxPerTxMicro: MAX_MICRO, corsOrigins: new Set() }
-  })
-
-/**
- * Users linked over HTTP with both signatures; deposit addresses watched (journaled directly, as
- * bench/chain.ts does: the deposit service's per-IP limit would pace setup).
- */
-const linkUsers = async (svc: Service, chain: Chain, users: number, log: Log): Promise<Address[]> => {
-  log(`linking ${users} wallets`)
-  const wallets: Address[] = []
-  for (let i = 0; i < users; i++) {
-    const key = keyFromLabel(`deposit-bench-${i}`)
-    const evm = privateKeyToAccount(keccak256(stringToHex(`deposit-bench-wallet-${i}`)))
-    const wallet = evm.address.toLowerCase() as Address
-    const ts = Math.floor(Date.now() / 1000)
-    const message = walletLinkMessage(key.user, wallet, ts)
-    const res = await fetch(`${svc.http.url}/v1/wallet/link`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ user: key.user, wallet, timestamp: ts, signature: key.sign(Buffer.from(message, "utf8")), evm_signature: await evm.signMessage({ message }) })
-    })
-    if (res.status !== 200) throw new Error(`wallet link ${i}: ${res.status} ${await res.text()}`)
-    await svc.exchange.submit({ type: "watch_address", wallet, address: chain.depositAddress(wallet) }).durable
-    wallets.push(wallet)
-  }
-  return wallets
 }
 
 /** Credit times by transaction (one Transfer log per transfer), stamped as the exchange applies them. */
