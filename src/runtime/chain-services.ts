@@ -138,11 +138,10 @@ export const makeChainServices = (
     // An RPC hiccup ends a pass early; the next one retries. Both passes run unless the scope is closing.
     const turn = yield* Effect.makeSemaphore(1)
     const open = yield* Ref.make(true)
-    let lastHead: bigint | null = null
     const pass = turn.withPermits(1)(
       Effect.gen(function* () {
         if (!(yield* Ref.get(open))) return
-        yield* Effect.promise(() => watcher.poll().then((r) => void (lastHead = r.head), passError))
+        yield* Effect.promise(() => watcher.poll().then(() => {}, passError))
         if (yield* Ref.get(open)) yield* Effect.promise(() => payouts.poll().then(() => {}, passError))
       })
     )
@@ -153,29 +152,27 @@ export const makeChainServices = (
     const headPollMs = o.headPollMs ?? 0
     const worker: Worker =
       headPollMs > 0 && headPollMs < o.pollMs
-        ? { name: "chain", pass: onNewHead(o.chain, pass, () => lastHead, o.pollMs, monoMs), everyMs: headPollMs }
+        ? { name: "chain", pass: onNewHead(o.chain, pass, o.pollMs, monoMs), everyMs: headPollMs }
         : { name: "chain", pass, everyMs: o.pollMs }
     if (o.pollMs > 0) yield* forkWorker(worker, onError, monoMs)
     return { deposit, watcher, payouts, guard, poll: () => Effect.runPromise(pass) }
   })
 
 /**
- * A pass run only when the chain's head is not the one the last pass saw, or when `pollMs` has passed
- * since the last one (payouts and re-checks still run on a quiet chain). A failed head read waits
- * for that deadline: the full pass then reports the error.
+ * A pass run only when the chain's head is one no pass has started at yet, or when `pollMs` has
+ * passed since the last one (payouts and re-checks still run on a quiet chain). A pass that fails
+ * at a head is not retried at that head before the deadline, so a failing RPC is not asked (and its
+ * error not logged) at every head read; a failed head read waits for the deadline too, where the
+ * full pass reports the error.
  */
-export const onNewHead = (
-  chain: Chain,
-  pass: Effect.Effect<void>,
-  seenHead: () => bigint | null,
-  pollMs: number,
-  monoMs: () => number
-): Effect.Effect<void> => {
+export const onNewHead = (chain: Chain, pass: Effect.Effect<void>, pollMs: number, monoMs: () => number): Effect.Effect<void> => {
   let lastPassMs = monoMs()
+  let triedHead: bigint | null = null
   return Effect.gen(function* () {
     if (monoMs() - lastPassMs < pollMs) {
       const head = yield* Effect.promise(() => chain.head().catch(() => null))
-      if (head === null || head === seenHead()) return
+      if (head === null || head === triedHead) return
+      triedHead = head
     }
     lastPassMs = monoMs()
     yield* pass
