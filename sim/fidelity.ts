@@ -92,6 +92,8 @@ export interface BotRun {
   readonly backtests: ReadonlyArray<ModelResult>
   /** The headline model on the live tape without the bot (its orders left out, everyone else's as they arrived): the backtester's own error, without the counterfactual's. */
   readonly replay: ModelResult | null
+  /** The realised trading PnL marked at the replay's final marks, which the replay's PnL is compared with. */
+  readonly replayRealisedTradingPnlMicro: number | null
   readonly tape: string
   readonly tapeTrades: number
   readonly tapeSnapshots: number
@@ -175,24 +177,35 @@ export const runWithout = async (scenario: Scenario, seed: number, agent: string
   return { dir, trades: tape.meta.trades, snapshots: tape.meta.snapshots }
 }
 
+/** The bot's trading cash in its markets plus its final holdings at the given marks (a market without a mark adds only its cash). */
+export const realisedTradingPnlAt = (realised: Realised, marks: ReadonlyMap<string, number | null> | null): number =>
+  Object.entries(realised.byMarket).reduce((s, [id, m]) => {
+    const mark = marks?.get(id) ?? null
+    return s + m.cashMicro + (mark === null ? 0 : Math.floor(m.yes * mark * 100 + m.no * (10_000 - mark) * 100))
+  }, 0)
+
+/** The backtest configuration for one bot-run under one book and latency model: the bot's own spec, markets, start and balance. */
+export const botBacktestConfig = (seed: number, realised: Realised, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel): BacktestConfig => {
+  const parsed = parseStrategySpec(realised.strategy)
+  if (!parsed.ok) throw new Error(`${realised.agent}: the journaled spec does not parse: ${parsed.field}: ${parsed.message}`)
+  return withTapeMeta(
+    {
+      ...DEFAULT_CONFIG, seed: `fidelity:${seed}:${realised.agent}`, capitalMicro: realised.balanceMicro,
+      strategy: { kind: "spec", spec: parsed.spec, params: parsed.params }, queueModel: queue === "flow" || queue === "adds" ? "risk-averse" : queue,
+      feedLatency: lat.feed, entryLatency: lat.entry, quoteMarkets: realised.markets, startSec: realised.startSec
+    },
+    tapeMeta
+  )
+}
+
 /** Backtests one bot on its counterfactual tape with every book and latency model (and on the live tape without it, when given). */
 export const backtestBot = async (seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }, replayDir: string | null = null): Promise<BotRun> => {
   const { dataset: flow, meta } = await loadTape(tape.dir, null, "flow")
   const { dataset: adds } = await loadTape(tape.dir, null, "adds")
   const { dataset: bookOnly } = await loadTape(tape.dir, null, "none")
-  const parsed = parseStrategySpec(realised.strategy)
-  if (!parsed.ok) throw new Error(`${realised.agent}: the journaled spec does not parse: ${parsed.field}: ${parsed.message}`)
   const paidDays = Object.keys(realised.rewardsByDay).map(Number).sort((a, b) => a - b)
   const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel): { result: ModelResult; marks: Map<string, number | null> } => {
-    const config: BacktestConfig = withTapeMeta(
-      {
-        ...DEFAULT_CONFIG, seed: `fidelity:${seed}:${realised.agent}`, capitalMicro: realised.balanceMicro,
-        strategy: { kind: "spec", spec: parsed.spec, params: parsed.params }, queueModel: queue === "flow" || queue === "adds" ? "risk-averse" : queue,
-        feedLatency: lat.feed, entryLatency: lat.entry, quoteMarkets: realised.markets, startSec: realised.startSec
-      },
-      tapeMeta
-    )
-    const { report } = runBacktest(data, config)
+    const { report } = runBacktest(data, botBacktestConfig(seed, realised, tapeMeta, queue, lat))
     const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
     return {
       marks: new Map(ours.map((m) => [m.market_id, m.mark_bps])),
@@ -221,17 +234,21 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
     fills: realised.fills,
     filledContracts: realised.filledContracts,
     rewardsMicro: paidDays.reduce((s, d) => s + (realised.rewardsByDay[String(d)] ?? 0), 0),
-    tradingPnlMicro: Object.entries(realised.byMarket).reduce((s, [id, m]) => {
-      const mark = marks?.get(id) ?? null
-      return s + m.cashMicro + (mark === null ? 0 : Math.floor(m.yes * mark * 100 + m.no * (10_000 - mark) * 100))
-    }, 0)
+    tradingPnlMicro: realisedTradingPnlAt(realised, marks)
   }
   let replay: ModelResult | null = null
+  let replayRealisedTradingPnlMicro: number | null = null
   if (replayDir !== null) {
     const live = await loadTape(replayDir, null, "flow")
-    replay = run(live.dataset, live.meta, "flow", LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!).result
+    const r = run(live.dataset, live.meta, "flow", LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!)
+    replay = r.result
+    // The replay is judged at its own final marks (the live market's), not the counterfactual's.
+    replayRealisedTradingPnlMicro = realisedTradingPnlAt(realised, r.marks)
   }
-  return { seed, agent: realised.agent, realised: realisedSide, backtests: results, replay, tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays: paidDays }
+  return {
+    seed, agent: realised.agent, realised: realisedSide, backtests: results, replay, replayRealisedTradingPnlMicro,
+    tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays: paidDays
+  }
 }
 
 const median = (xs: ReadonlyArray<number>): number | null => {
@@ -275,7 +292,7 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
     fills: median(replayed.map((r) => ratio(r.replay!.fills, r.realised.fills))),
     filled_contracts: median(replayed.map((r) => ratio(r.replay!.filledContracts, r.realised.filledContracts))),
     rewards: median(replayed.map((r) => ratio(r.replay!.rewardsMicro, r.realised.rewardsMicro))),
-    pnl_diff_usdc: median(replayed.map((r) => (r.replay!.tradingPnlMicro - r.realised.tradingPnlMicro) / 1e6))
+    pnl_diff_usdc: median(replayed.map((r) => (r.replay!.tradingPnlMicro - (r.replayRealisedTradingPnlMicro ?? r.realised.tradingPnlMicro)) / 1e6))
   }
   const h = by.find((m) => m.queue === HEADLINE.queue && m.latency === HEADLINE.latency)
   return {

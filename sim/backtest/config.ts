@@ -68,6 +68,12 @@ export interface BacktestConfig {
   readonly quoteMarkets: ReadonlyArray<string> | null
   /** The strategy starts at this unix second (a bot started mid-tape); null = with the data. */
   readonly startSec: number | null
+  /**
+   * The data's start (a tape's from_sec, when the service began journaling): the clock, the
+   * once-a-minute rewards samples and the days count from there, as the service's did; null (or
+   * later than the first event) = the first event.
+   */
+  readonly beginSec: number | null
   /** The data's end (a tape's to_sec): days that ended by then are paid; null = the last event. */
   readonly endSec: number | null
   /**
@@ -101,6 +107,7 @@ export const DEFAULT_CONFIG: BacktestConfig = {
   provenance: { fees: "assumed", rewards: "assumed" },
   quoteMarkets: null,
   startSec: null,
+  beginSec: null,
   endSec: null,
   bookMoveFills: false,
   sampleSec: 60
@@ -124,9 +131,9 @@ export const marketParams = (config: BacktestConfig, d: Dataset): StrategyParams
   return d.markets.map(() => params)
 }
 
-/** A tape's fee schedule, rewards configuration and end, unless given on the command line. */
+/** A tape's fee schedule, rewards configuration, start and end, unless given on the command line. */
 export const withTapeMeta = (config: BacktestConfig, meta: TapeMeta): BacktestConfig => {
-  let c: BacktestConfig = { ...config, endSec: config.endSec ?? meta.to_sec }
+  let c: BacktestConfig = { ...config, beginSec: config.beginSec ?? meta.from_sec, endSec: config.endSec ?? meta.to_sec }
   if (c.provenance.fees !== "given") {
     c = {
       ...c,

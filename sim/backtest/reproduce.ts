@@ -63,6 +63,7 @@ export const settingsOf = (config: BacktestConfig, params: StrategyParams | unde
     ["book-move fills", String(config.bookMoveFills)],
     ["quoted markets", config.quoteMarkets === null ? "all" : config.quoteMarkets.join(", ")],
     ["strategy start (unix s)", config.startSec === null ? "with the data" : String(config.startSec)],
+    ["data start (unix s)", config.beginSec === null ? "the first event" : String(config.beginSec)],
     ["data end (unix s)", config.endSec === null ? "the last event" : String(config.endSec)],
     ["sample interval (s)", String(config.sampleSec)]
   )

@@ -14,7 +14,7 @@
 import type { Engine } from "../../src/engine/engine.ts"
 import type { EngineEvent, FillEvent } from "../../src/engine/types.ts"
 import { quotesToOrders } from "../../src/lp/quotes.ts"
-import { makeStrategy, type Quote } from "../../src/lp/strategy.ts"
+import { type Decision, makeStrategy, type Quote, type StrategyInput } from "../../src/lp/strategy.ts"
 import { Background } from "./background.ts"
 import { type BacktestConfig, type LatencySpec, marketParams } from "./config.ts"
 import { BacktestInputError, type Dataset, KIND_ADD, KIND_CANCEL, KIND_NEW, KIND_SNAPSHOT, KIND_TRADE, ORDER_TYPES, TAKER_BUY } from "./dataset.ts"
@@ -33,6 +33,8 @@ export interface RunOptions {
   readonly tap?: (events: ReadonlyArray<EngineEvent>) => void
   /** Step the strategy on every feed delivery instead of only when it could act (tests: same result). */
   readonly everyStep?: boolean
+  /** Every strategy step taken, with what it was shown and what it answered: for comparing a backtest with a live bot's journaled steps. */
+  readonly onStep?: (marketId: string, input: StrategyInput, decision: Decision) => void
 }
 
 export interface RunResult {
@@ -65,6 +67,9 @@ const ticks = (d: Dataset): number[] => {
   for (let i = 0; i < d.count; i++) if (d.kind[i] === KIND_TRADE) g[d.market[i]!] = gcd(d.priceBps[i]!, g[d.market[i]!]!)
   return g.map((x) => (x === 0 ? 100 : Math.min(x, 100)))
 }
+
+/** Where the run's clock starts: the data's given start (a tape's from_sec), else its first event. */
+const dataStartMs = (d: Dataset, config: BacktestConfig): number => (config.beginSec === null ? d.tMs[0]! : Math.min(d.tMs[0]!, config.beginSec * 1000))
 
 const latency = (spec: LatencySpec, rng: Rng): number => spec.baseMs + Math.round(rng.exponential(spec.jitterMs))
 
@@ -107,6 +112,9 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const quoting = config.quoteMarkets === null ? null : new Set(config.quoteMarkets)
   for (const id of config.quoteMarkets ?? []) if (!d.markets.includes(id)) throw new BacktestInputError(`market ${id} is not in the data`)
   const botStartMs = Math.max(d.tMs[0]!, config.startSec === null ? 0 : config.startSec * 1000)
+  const tickMs = config.feedLatency.tickMs ?? 0
+  // A ticked bot (the server-managed one) takes its first step at the first tick after its start, as live.
+  const firstStepMs = tickMs > 0 ? (Math.floor(botStartMs / tickMs) + 1) * tickMs : botStartMs
   const markets = d.markets.map((id, m) => {
     const depth = config.bgDepth ?? Math.max(1, 5 * medians[m]!)
     const ms = new MarketState(m, id, v.engine.markets.get(id)!, tickOf[m]!, snapshotMarkets.has(m), depth, params[m]!, makeStrategy(params[m]!))
@@ -114,16 +122,17 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     ms.orderLevel = orderMarkets.has(m)
     ms.orderFlow = flowMarkets.has(m)
     // The bot's first step: at its start (it then quotes once it knows a mid).
-    if (ms.quoting) ms.timerMs = botStartMs
+    if (ms.quoting) ms.timerMs = firstStepMs
     return ms
   })
   const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
   const l3 = new OrderLevelBook(v, bg)
   const entryRng = new Rng(config.seed, "latency/entry")
   const feedRng = new Rng(config.seed, "latency/feed")
-  const tickMs = config.feedLatency.tickMs ?? 0
   const ticked = new Set<MarketState>()
-  const rewards = new RewardsLedger(config.rewards, Math.floor(d.tMs[0]! / 1000), markets)
+  // The service samples rewards once a minute from its start, not from the first trade: a tape's clock starts at its from_sec.
+  const startMs = dataStartMs(d, config)
+  const rewards = new RewardsLedger(config.rewards, Math.floor(startMs / 1000), markets)
   const lpAcct = v.lpAccount
 
   // Feed: per data event, when the strategy sees it and what it sees.
@@ -138,9 +147,8 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const batches: Batch[] = []
   let bp = 0
   let lastEntryAt = 0
-  let minTimerMs = markets.some((ms) => ms.quoting) ? botStartMs : Number.POSITIVE_INFINITY
+  let minTimerMs = markets.some((ms) => ms.quoting) ? firstStepMs : Number.POSITIVE_INFINITY
   const sampleMs = config.sampleSec * 1000
-  const startMs = d.tMs[0]!
   const endMs = Math.max(d.tMs[n - 1]!, config.endSec === null ? 0 : config.endSec * 1000)
   let nextSampleMs = Math.ceil(startMs / sampleMs) * sampleMs
   let nextDayMs = (Math.floor(startMs / DAY_MS) + 1) * DAY_MS
@@ -208,10 +216,12 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     if (ms.stopReason !== null || !ms.quoting) return
     const tsSec = Math.floor(nowMs / 1000)
     if (ms.obsMid2 >= 0) ms.seenMid2 = ms.obsMid2
-    if (nowMs < botStartMs) return
+    if (nowMs < firstStepMs) return
     if (!everyStep && !mustStep(ms, tsSec)) return
     const st = ms.state
-    const r = ms.strategy.step(st, { tsSec, midBps: ms.seenMid2 < 0 ? null : ms.seenMid2 / 2, netYes: ms.obsNetYes, pnlMicro: ms.obsPnlMicro })
+    const input: StrategyInput = { tsSec, midBps: ms.seenMid2 < 0 ? null : ms.seenMid2 / 2, netYes: ms.obsNetYes, pnlMicro: ms.obsPnlMicro }
+    const r = ms.strategy.step(st, input)
+    opts.onStep?.(ms.id, input, r.decision)
     ms.state = r.state
     const decision = r.decision
     if (decision.kind === "quote") {
@@ -359,7 +369,8 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     // A tick sees what happened before it: an event at the tick's own instant waits for the next one.
     lastFeedAt = Math.max(lastFeedAt, tickMs > 0 ? (Math.floor(seenAt / tickMs) + 1) * tickMs : seenAt)
     feedAt[i] = lastFeedAt
-    feedMid2[i] = ms.bidTop >= 0 && ms.askTop >= 0 ? ms.bidTop + ms.askTop : -1
+    // As the live bot (src/lp/bot-market.ts): the others' mid, else the last trade's price, else none.
+    feedMid2[i] = ms.bidTop >= 0 && ms.askTop >= 0 ? ms.bidTop + ms.askTop : ms.lastTradeBps >= 0 ? 2 * ms.lastTradeBps : -1
     // The mid path for markouts: each change of the mid after a data event.
     const path = midPaths[ms.idx]!
     if (feedMid2[i]! >= 0 && path.midBps.at(-1) !== feedMid2[i]! / 2) {
@@ -429,7 +440,7 @@ const buildReport = (
         : config.queueModel === "prob" ? `prob (power ${config.queuePower})` : "risk-averse",
       book: bookOf(markets),
       markets: markets.length, trades: d.trades, snapshots: d.snapshots, order_events: d.orders, events: d.count,
-      from_sec: Math.floor(d.tMs[0]! / 1000), to_sec: endSec, capital_micro: config.capitalMicro,
+      from_sec: Math.floor(dataStartMs(d, config) / 1000), to_sec: endSec, capital_micro: config.capitalMicro,
       final_equity_micro: finalEquity, cash_micro: cash, inventory_value_micro: markTotal,
       pnl_micro: pnl, realised_pnl_micro: pnl - unrealised, unrealised_pnl_micro: unrealised,
       trading_pnl_micro: pnl - rebates - rewards.totalMicro, maker_rebates_micro: rebates, lp_rewards_micro: rewards.totalMicro,

@@ -38,6 +38,8 @@ export class MarketState {
   filledContracts = 0
   quotedContracts = 0
   ordersPlaced = 0
+  /** YES price of the market's last trade (anyone's), -1 before the first: the live bot's mid when a side is empty. */
+  lastTradeBps = -1
   /** Marked value of yes/no at mid2. */
   markMicro = 0
   // Strategy driving.
@@ -160,6 +162,7 @@ export class Venue {
     for (let i = 1; i < out.length; i++) {
       const ev = out[i]!
       if (ev.type === "fill") {
+        if (ms !== null) ms.lastTradeBps = ev.yesPriceBps
         if (ev.makerUser === LP && ms !== null) this.onFill(ms, ev, this.cause)
       } else if (ev.type !== "order_cancelled" || ev.reason !== "stp") break
     }

@@ -131,6 +131,21 @@ describe("LP rewards", () => {
     expect(ledger.unpaidEstimateMicro()).toBe(x.rewards.estimate(DAY + 1, LP).estimateMicro)
     expect(ledger.unpaidEstimateMicro()).toBeGreaterThan(0)
   })
+
+  it("are sampled from the service's start (a tape's from_sec), not from the first trade", () => {
+    // The service journaled from 22:00; the first trade came at 23:00:30. The service sampled
+    // every minute from 22:00, so the day's pool is split over 120 samples; counting from the
+    // first trade (23:01 on), the day would have 59, and each of ours would weigh twice as much.
+    const midnightMs = 20_455 * DAY_SEC * 1000
+    const rows = [
+      { tsMs: midnightMs - 3_570_000, marketId: "m", priceBps: 5_100, size: 5, takerSide: "buy" as const },
+      { tsMs: midnightMs + 60_000, marketId: "m", priceBps: 4_900, size: 5, takerSide: "sell" as const }
+    ]
+    const d = datasetFromRows("late first trade", rows)
+    const minutes = (beginSec: number | null): number | undefined => runBacktest(d, { ...DEFAULT_CONFIG, beginSec }).report.rewardDays[0]?.minutes
+    expect(minutes(midnightMs / 1000 - 7_200)).toBe(120)
+    expect(minutes(null)).toBe(59)
+  })
 })
 
 describe("fees", () => {

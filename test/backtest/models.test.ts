@@ -147,6 +147,27 @@ describe("order-flow tape: takers trade with our quotes up to their own limit an
   })
 })
 
+describe("the mid the strategy sees, as the live bot computes it (src/lp/bot-market.ts)", () => {
+  it("with one side of the others' book empty, it is the last trade's price; with both, their mid", () => {
+    // An order-flow tape: a bid at 4900 and one ask at 6000 rest; a taker buys that ask at 500 ms,
+    // leaving no ask. The live bot then quotes around the last trade (6000), not nothing, until an
+    // ask arrives (6300 at 10 s: mid 5600).
+    const o = (tMs: number, orderId: number, event: "new" | "add", side: "bid" | "ask", priceBps: number, size: number, owner: string, orderType: "gtc" | "ioc" = "gtc"): OrderRow =>
+      ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner, orderType })
+    const rows: OrderRow[] = [
+      o(0, 1, "new", "bid", 4900, 10, "m1"), o(0, 1, "add", "bid", 4900, 10, "m1"), o(0, 2, "new", "ask", 6000, 1, "m2"), o(0, 2, "add", "ask", 6000, 1, "m2"),
+      o(500, 3, "new", "bid", 6000, 1, "m3", "ioc"),
+      o(10_000, 4, "new", "ask", 6300, 10, "m2"), o(10_000, 4, "add", "ask", 6300, 10, "m2"),
+      o(12_000, 5, "new", "bid", 1000, 10, "m1"), o(12_000, 5, "add", "bid", 1000, 10, "m1")
+    ]
+    const print: TradeRow = { tsMs: T0 + 500, marketId: M, priceBps: 6000, size: 1, takerSide: "buy" }
+    const requoting: BacktestConfig = { ...BASE, startSec: T0 / 1000 + 1, strategy: { kind: "spec", spec: { ...SPEC, rebalance_interval_secs: 5 }, params: { ...PARAMS, rebalanceIntervalSec: 5 } } }
+    const mids: Array<[number, number | null]> = []
+    runBacktest(datasetFromRows("one-sided", [print], [], rows), requoting, { onStep: (_m, input, d) => { if (d.kind === "quote") mids.push([input.tsSec * 1000 - T0, input.midBps]) } })
+    expect(mids).toEqual([[1000, 6000], [6000, 6000], [11_000, 5600]])
+  })
+})
+
 describe("latency", () => {
   // 10 resting at 4900 ahead of our bid; a 20-contract sell at 4900 every second.
   const trades = Array.from({ length: 10 }, (_, i) => sell((i + 1) * 1000, 20))
@@ -186,6 +207,16 @@ describe("latency", () => {
     const moved = datasetFromRows("tick-many", [{ tsMs: T0 + 2500, marketId: M, priceBps: 5900, size: 20, takerSide: "sell" }], levels)
     const r = runBacktest(moved, { ...requoting, feedLatency: { baseMs: 0, jitterMs: 0, tickMs: 1000 } }).report
     expect(r.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[2500, 5900, 10]])
+  })
+
+  it("a ticked bot started within a second takes its first step at the next tick, as the live runner does", () => {
+    // The bot starts at 3 s exactly, on a tick: live, its start is journaled inside that second and
+    // the worker's next pass, at 4 s, is its first step. So the sell at 3500 finds no quote of ours.
+    const started: BacktestConfig = { ...BASE, startSec: T0 / 1000 + 3, feedLatency: { baseMs: 0, jitterMs: 0, tickMs: 1000 } }
+    const steps: number[] = []
+    const r = runBacktest(datasetFromRows("tick-start", [sell(3500, 20), sell(5000, 20)], book(0, 10)), started, { onStep: (_m, input) => steps.push(input.tsSec * 1000 - T0) }).report
+    expect(steps[0]).toBe(4000)
+    expect(firstFillMs(r.fills)).toBe(5000)
   })
 
   it("jitter is seeded: same seed, same fills; each latency only ever delays", () => {

@@ -10,6 +10,8 @@ import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, 
 const run = (seed: number, realised: [number, number, number, number], backtest: [number, number, number, number]): BotRun => ({
   seed, agent: "lp_bot-0-0", tape: "x", tapeTrades: 1, tapeSnapshots: 1, rewardDays: [1],
   replay: { queue: "flow", latency: "tick", fills: realised[0], filledContracts: realised[1] * 0.5, rewardsMicro: realised[2], tradingPnlMicro: realised[3] + 1_000_000, fillsFromBookMoves: 0, queueDecreasesAtOurLevel: 0 },
+  // The replay's marks (the live market's) value the realised holdings 1 USDC lower than the headline's.
+  replayRealisedTradingPnlMicro: realised[3] - 1_000_000,
   realised: { fills: realised[0], filledContracts: realised[1], rewardsMicro: realised[2], tradingPnlMicro: realised[3] },
   backtests: QUEUE_MODELS.flatMap((queue) =>
     LATENCY_MODELS.map((l): ModelResult => {
@@ -30,8 +32,9 @@ describe("fidelity summary", () => {
     expect(s.median_pnl_diff_usdc).toBe(4) // diffs 4, 12, −3 USDC
     expect(s.by_model).toHaveLength(QUEUE_MODELS.length * LATENCY_MODELS.length)
     expect(s.by_model.find((m) => m.queue === "prob" && m.latency === "zero")).toMatchObject({ fills: 2, filled_contracts: 2.4, rewards: 2 })
-    // The replay of the live tape: its own medians against the same realised side.
-    expect(s.replay).toEqual({ fills: 1, filled_contracts: 0.5, rewards: 1, pnl_diff_usdc: 1 })
+    // The replay of the live tape: its own medians against the same realised side, whose PnL is
+    // marked at the replay's own final marks (1 USDC lower here), so the difference is 2 USDC.
+    expect(s.replay).toEqual({ fills: 1, filled_contracts: 0.5, rewards: 1, pnl_diff_usdc: 2 })
     expect(s.runs).toHaveLength(3)
     expect(s.target).toEqual({ ratio: [0.8, 1.25], pnl_diff_usdc: 10 })
   })

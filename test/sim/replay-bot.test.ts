@@ -1,0 +1,55 @@
+// The backtester's own error, measured to zero: replaying the live tape of a simulated world with
+// one server-managed bot's orders left out (every other order as it really arrived), the
+// backtested bot must take the live bot's steps (same seconds, same decisions, same mids) and
+// get its fills. Anything the two disagree on is the backtester's mechanics, not the market
+// (docs/backtesting.md "Fidelity": the replay row).
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { loadTape } from "../../sim/backtest/load.ts"
+import { runBacktest } from "../../sim/backtest/runner.ts"
+import { botBacktestConfig, LATENCY_MODELS, realisedOf, realisedTradingPnlAt, userOfAgent } from "../../sim/fidelity.ts"
+import { runScenario } from "../../sim/run.ts"
+import { loadScenario } from "../../sim/scenario.ts"
+import { writeRunTape } from "../../sim/tape.ts"
+import type { JournalRecord } from "../../src/service/commands.ts"
+import { SCENARIO_DIR } from "./support.ts"
+
+const scenario = loadScenario(join(SCENARIO_DIR, "liquidity-midnight.json"))
+const SEED = 3
+const AGENT = "lp_bot-0-0"
+
+describe("replaying the live tape without the bot", () => {
+  it("takes the live bot's every step and gets its fills: the backtester adds no error of its own", async () => {
+    const summary = await runScenario(scenario, { seed: SEED, durationSec: 2 * 3600, expectations: false })
+    const user = userOfAgent(SEED, AGENT)
+    const records = summary.records as ReadonlyArray<JournalRecord>
+    const [realised] = realisedOf(records, [{ agent: AGENT, user }])
+    const dir = mkdtempSync(join(tmpdir(), "replay-bot-"))
+    await writeRunTape(summary, { dir, intervalSec: 0, format: "parquet" }, [], [user])
+    const { dataset, meta } = await loadTape(dir, null, "flow")
+    rmSync(dir, { recursive: true, force: true })
+
+    // The live bot's acting steps, as journaled: second, market, decision, the mid it quoted around.
+    const live = records.flatMap((r) =>
+      r.cmd.type === "lp_bot_step" && r.cmd.user === user ? [`${r.tsSec} ${r.cmd.marketId.slice(0, 8)} ${r.cmd.decision} ${r.cmd.state.quotedMidBps}`] : []
+    )
+    const tick = LATENCY_MODELS.find((l) => l.name === "tick")!
+    const stepped: string[] = []
+    const { report } = runBacktest(dataset, botBacktestConfig(SEED, realised!, meta, "flow", tick), {
+      onStep: (marketId, input, d) => {
+        if (d.kind !== "hold") stepped.push(`${input.tsSec} ${marketId.slice(0, 8)} ${d.kind} ${input.midBps === null ? null : Math.round(input.midBps)}`)
+      }
+    })
+    expect(live.length).toBeGreaterThan(800) // two markets re-quoted every 15 s for ~1.9 h
+    expect(stepped).toEqual(live)
+    const ours = report.markets.filter((m) => realised!.markets.includes(m.market_id))
+    expect(realised!.fills).toBeGreaterThan(10)
+    expect(ours.reduce((s, m) => s + m.fills, 0)).toBe(realised!.fills)
+    expect(ours.reduce((s, m) => s + m.filled_contracts, 0)).toBe(realised!.filledContracts)
+    // Same fills at the same prices: the same trading PnL to the micro, at the same marks.
+    const marks = new Map(ours.map((m) => [m.market_id, m.mark_bps]))
+    expect(ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0)).toBe(realisedTradingPnlAt(realised!, marks))
+  }, 180_000)
+})
