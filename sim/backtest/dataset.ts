@@ -76,6 +76,8 @@ export interface TradeColumns {
   readonly priceBps: Uint16Array
   readonly size: Int32Array
   readonly side: Uint8Array
+  /** Each trade's id when the data has one (a tape): rows with different ids are never repeats of each other. */
+  readonly tradeId?: Float64Array | null
 }
 
 export interface LevelColumns {
@@ -119,7 +121,8 @@ const stableOrder = (n: number, key: Float64Array): Int32Array => {
 
 /**
  * Trade rows out of time order (they are sorted, but a file that is not is often the wrong file)
- * and exact duplicates (same time, market, price, size and side: a feed that repeats itself).
+ * and exact duplicates (same time, market, price, size and side, and trade id where the data has
+ * one: a feed that repeats itself).
  * Rows are named 1-based in file order, as the loader names bad values.
  */
 export const tradeWarnings = (trades: TradeColumns, order: Int32Array): { warnings: string[]; notes: string[] } => {
@@ -147,7 +150,7 @@ export const tradeWarnings = (trades: TradeColumns, order: Int32Array): { warnin
     const seen = new Map<string, number>()
     for (; i < trades.n && trades.tMs[order[i]!] === t; i++) {
       const r = order[i]!
-      const key = `${trades.market[r]}:${trades.priceBps[r]}:${trades.size[r]}:${trades.side[r]}`
+      const key = `${trades.market[r]}:${trades.priceBps[r]}:${trades.size[r]}:${trades.side[r]}:${trades.tradeId?.[r] ?? ""}`
       const prev = seen.get(key)
       if (prev === undefined) seen.set(key, r)
       else {

@@ -129,11 +129,13 @@ const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeCo
   const cols = {
     tMs: new Float64Array(n), market: new Uint16Array(n), priceBps: new Uint16Array(n), size: new Int32Array(n), side: new Uint8Array(n)
   }
+  // A tape's trades carry their trade id: two fills of one order at one price are two trades, not a repeat.
+  const tradeId = have.includes("trade_id") ? new Float64Array(n) : null
   const sql = `SELECT ${time.sql}, CAST(list_position([${names.map(sqlString).join(", ")}], CAST(market_id AS VARCHAR)) - 1 AS INTEGER),
       TRY_CAST(price_bps AS DOUBLE), TRY_CAST(size AS DOUBLE),
-      CAST(CASE lower(trim(CAST(taker_side AS VARCHAR))) WHEN 'buy' THEN 0 WHEN 'sell' THEN 1 ELSE 9 END AS INTEGER)
+      CAST(CASE lower(trim(CAST(taker_side AS VARCHAR))) WHEN 'buy' THEN 0 WHEN 'sell' THEN 1 ELSE 9 END AS INTEGER)${tradeId === null ? "" : ", TRY_CAST(trade_id AS DOUBLE)"}
     FROM ${src}`
-  await scan(conn, sql, 5, (get, i) => {
+  await scan(conn, sql, tradeId === null ? 5 : 6, (get, i) => {
     const t = timeOf(get(0), time, path, i)
     check(time.exactMs || Number.isInteger(t / 1000), path, i, "ts_sec is not a whole number of seconds (use ts_ms for finer times)")
     const price = get(2)
@@ -147,8 +149,9 @@ const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeCo
     cols.priceBps[i] = price as number
     cols.size[i] = size as number
     cols.side[i] = side!
+    if (tradeId !== null) tradeId[i] = get(5) ?? Number.NaN
   })
-  return { n, exactMs: time.exactMs, marketNames: names, ...cols }
+  return { n, exactMs: time.exactMs, marketNames: names, ...cols, tradeId }
 }
 
 const readLevels = async (conn: DuckDBConnection, path: string): Promise<LevelColumns> => {

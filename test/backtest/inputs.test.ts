@@ -99,6 +99,12 @@ describe("bad inputs give clear errors", () => {
     const secs = await loadDataset(file("secs.csv", "ts_sec,market_id,price_bps,size,taker_side\n4,a,5100,7,sell\n4,a,5100,7,sell\n"))
     expect(secs.warnings).toEqual([])
     expect(secs.notes).toEqual(["data row 2 duplicates data row 1 (same time, market, price, size and side) within one second: 1 such row(s), kept as separate trades (whole-second data cannot tell a repeated record from two equal trades)"])
+    // A tape names each trade: one taker order filling two makers' equal orders at one price is two
+    // trades with two ids at one ts_ms, not a repeat; the same id twice still is.
+    const tape = await loadDataset(file("ids.csv", "ts_ms,market_id,price_bps,size,taker_side,trade_id\n4000,a,5100,7,sell,1\n4000,a,5100,7,sell,2\n"))
+    expect(tape.warnings).toEqual([])
+    const repeated = await loadDataset(file("ids-rep.csv", "ts_ms,market_id,price_bps,size,taker_side,trade_id\n4000,a,5100,7,sell,1\n4000,a,5100,7,sell,1\n"))
+    expect(repeated.warnings).toEqual(["data row 2 duplicates data row 1 (same time, market, price, size and side): 1 duplicate row(s), kept as separate trades; remove them if the feed repeats itself"])
   })
 
   it("missing files, unknown formats and crossed snapshots are refused", async () => {
