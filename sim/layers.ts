@@ -6,9 +6,10 @@ import type { Chain } from "../src/chain/chain.ts"
 import { ChainService } from "../src/chain/chain.ts"
 import type { ServiceContext } from "../src/runtime/boot.ts"
 import type { Logger } from "../src/ops/log.ts"
-import { inlineVerifierLayer, loggerLayer, monoClockLayer, type Served, silentLoggerLayer, TransportService, wallClockLayer } from "../src/runtime/services.ts"
+import { loggerLayer, monoClockLayer, type Served, silentLoggerLayer, TransportService, verifierLayer, wallClockLayer } from "../src/runtime/services.ts"
 import { type OpenedStore, StoreService } from "../src/runtime/store.ts"
 import type { SimNetwork } from "./network.ts"
+import type { SignatureMemo } from "./signatures.ts"
 import type { Scheduler } from "./scheduler.ts"
 
 /** A process the world may have killed: a dead one's frames never leave. */
@@ -67,16 +68,18 @@ export interface SimProcessParts {
   readonly chain: Chain
   readonly opened: OpenedStore
   readonly alive: Alive
+  /** The agents' own signatures, known good: the process's verifier checks everything else with node:crypto. */
+  readonly signatures: SignatureMemo
   /** Told of each periodic snapshot the process takes (on the simulated disk); none without one. */
   readonly onSnapshot?: () => void
 }
 
-/** Every layer a simulated process needs: virtual clocks, the inline verifier, the in-process network, its store, the simulated chain, no log lines printed. */
+/** Every layer a simulated process needs: virtual clocks, the inline verifier (its agents' own signatures remembered), the in-process network, its store, the simulated chain, no log lines printed. */
 export const simProcessLayers = (p: SimProcessParts): Layer.Layer<ServiceContext | ChainService> =>
   Layer.mergeAll(
     wallClockLayer(p.nowMs),
     monoClockLayer(p.monoMs),
-    inlineVerifierLayer,
+    verifierLayer(p.signatures.verifier),
     openedStoreLayer(p.opened),
     simTransportLayer(p.network, p.scheduler, p.alive),
     p.onSnapshot === undefined ? silentLoggerLayer : loggerLayer(snapshotCountingLogger(p.onSnapshot)),

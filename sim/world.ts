@@ -22,6 +22,7 @@ import { storageFailureLine } from "../src/store/storage.ts"
 import { schedulerClock } from "./clock.ts"
 import { runInSim } from "./effect-scheduler.ts"
 import { simProcessLayers } from "./layers.ts"
+import { SignatureMemo } from "./signatures.ts"
 import { processRuntime } from "./process-runtime.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
@@ -80,6 +81,8 @@ export class World {
   crashes = 0
   down = false
   readonly errors: unknown[] = []
+  /** Signatures the world's agents made (sim/signatures.ts): the service's verifier knows them good. */
+  readonly signatures = new SignatureMemo()
   private readonly sockets = new Set<SimWs>()
   private readonly bootListeners: Array<(x: Exchange) => void> = []
   private readonly secret: Uint8Array
@@ -218,6 +221,7 @@ export class World {
       chain: this.chain,
       opened,
       alive,
+      signatures: this.signatures,
       ...(host === null ? {} : { onSnapshot: () => void host.stats.snapshotsWritten++ })
     })
     const config: ServiceConfig = {

@@ -74,7 +74,7 @@ export abstract class Agent {
     readonly params: AgentParams,
     ip?: string
   ) {
-    this.key = fastKeyFromSecret(rng.bytes32("ed25519"))
+    this.key = env.world.signatures.signer(fastKeyFromSecret(rng.bytes32("ed25519")))
     this.evm = privateKeyToAccount(`0x${Buffer.from(rng.bytes32("evm")).toString("hex")}`)
     this.ip = ip ?? `10.${(rng.nextU32() >>> 16) & 255}.${(rng.nextU32() >>> 8) & 255}.${rng.nextU32() & 255}`
     this.api = new ApiClient(API, this.key, env.world.network.fetchFor(this.ip, name), () => env.world.scheduler.nowSec())
