@@ -86,6 +86,11 @@ export class FeedHub {
             this.dirtyUsers.add(ev.user)
             changed = true
             break
+          case "market_status":
+            // A holder's positions read status and resolution. A resolution also redeems every holder
+            // (their own events), and a halt changes nothing a position shows; this guards what might.
+            this.portfolios.statusChanged()
+            break
         }
       }
       if (changed) this.onDirty()
@@ -281,26 +286,38 @@ export class FeedHub {
         this.broadcast(key, frame({ type: "book_update", market_id: marketId, snapshot: bookView(this.exchange, marketId, ts) }))
       }
     }
-    // A moved book changes its holders' mark_price and cash_pnl: that is a portfolio change too.
+    // A moved book is a portfolio update for its holders. Their state changed only where the
+    // market's mark moved; a holder whose markets all kept their marks (and who had no event of
+    // its own) is sent the text of its last update again instead of rebuilding it.
+    const marks: MarkMemo = new Map()
+    const reusable = new Set<string>()
     if (this.dirtyMarkets.size > 0) {
+      const moved = this.portfolios.marksMoved(this.dirtyMarkets, marks)
       for (const user of this.liveUsers) {
         const positions = this.exchange.engine.accounts.get(user)?.positions
         if (positions === undefined || this.dirtyUsers.has(user)) continue
+        let holds = false
+        let rebuild = false
         for (const marketId of this.dirtyMarkets) {
-          if (positions.has(marketId)) {
-            this.dirtyUsers.add(user)
+          if (!positions.has(marketId)) continue
+          holds = true
+          if (moved.has(marketId)) {
+            rebuild = true
             break
           }
         }
+        if (!holds) continue
+        this.dirtyUsers.add(user)
+        if (!rebuild) reusable.add(user)
       }
     }
     this.dirtyMarkets.clear()
-    const marks: MarkMemo = new Map()
     for (const user of this.dirtyUsers) {
       const key = `user:${user}`
       if (this.subscribers.get(key)?.size) {
+        const state = (reusable.has(user) ? this.portfolios.lastState(user) : null) ?? this.portfolios.state(user, marks)
         // frame({ type: "portfolio_update", user, ts, state }) with the state's JSON spliced in.
-        this.broadcast(key, `{"type":"portfolio_update","user":${frame(user)},"ts":${frame(ts)},"state":${this.portfolios.state(user, marks)}}`)
+        this.broadcast(key, `{"type":"portfolio_update","user":${frame(user)},"ts":${frame(ts)},"state":${state}}`)
       }
     }
     this.dirtyUsers.clear()

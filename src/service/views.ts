@@ -181,11 +181,44 @@ export const portfolioState = (x: Exchange, user: string) => {
  * assumed (test/service/portfolio-json.test.ts).
  */
 export class PortfolioJson {
-  private readonly kept = new Map<string, { keys: string[]; readonly pieces: Map<string, Piece> }>()
+  private readonly kept = new Map<string, { keys: string[]; readonly pieces: Map<string, Piece>; text: string | null }>()
   /** Per resting order (gone with it): its JSON and the `remaining` it was built at. */
   private readonly orderTexts = new WeakMap<Order, { readonly remaining: number; readonly json: string }>()
+  /** Each market's mark as `marksMoved` last saw it. */
+  private readonly lastMarks = new Map<string, MarketMark>()
 
   constructor(private readonly x: Exchange) {}
+
+  /**
+   * Of `marketIds` (markets whose book changed), those whose mark — everything a position's view
+   * reads of its market — differs from the last time this was asked about them (or that were
+   * never asked about). A book change outside these leaves every holder's state as it was.
+   */
+  marksMoved(marketIds: Iterable<string>, marks: MarkMemo): Set<string> {
+    const moved = new Set<string>()
+    for (const marketId of marketIds) {
+      let mark = marks.get(marketId)
+      if (mark === undefined) marks.set(marketId, (mark = marketMark(this.x, marketId)))
+      const last = this.lastMarks.get(marketId)
+      if (last === undefined || !sameMark(last, mark)) moved.add(marketId)
+      this.lastMarks.set(marketId, mark)
+    }
+    return moved
+  }
+
+  /**
+   * The text `state(user)` last returned. The caller vouches that nothing it reads has changed
+   * since: no balance or position event of the user, no mark moved in a market it holds, no market
+   * status changed (`statusChanged`); null when there is none to reuse.
+   */
+  lastState(user: string): string | null {
+    return this.kept.get(user)?.text ?? null
+  }
+
+  /** A market's status changed (halt, resume, resolution): no kept text may be reused until rebuilt. */
+  statusChanged(): void {
+    for (const mine of this.kept.values()) mine.text = null
+  }
 
   state(user: string, marks: MarkMemo = new Map()): string {
     const b = balanceView(this.x, user)
@@ -193,7 +226,7 @@ export class PortfolioJson {
     const parts: string[] = []
     if (a !== undefined) {
       let mine = this.kept.get(user)
-      if (mine === undefined) this.kept.set(user, (mine = { keys: [], pieces: new Map() }))
+      if (mine === undefined) this.kept.set(user, (mine = { keys: [], pieces: new Map(), text: null }))
       // The sorted market ids are kept while the position map holds exactly those keys.
       if (mine.keys.length !== a.positions.size || !mine.keys.every((k) => a.positions.has(k))) mine.keys = [...a.positions.keys()].sort()
       for (const marketId of mine.keys) {
@@ -211,7 +244,10 @@ export class PortfolioJson {
       }
     }
     const balance = JSON.stringify({ available: b.available, locked: b.locked, total: b.total })
-    return `{"balance":${balance},"positions":[${parts.join(",")}],"open_orders":[${this.ordersJson(user)}]}`
+    const text = `{"balance":${balance},"positions":[${parts.join(",")}],"open_orders":[${this.ordersJson(user)}]}`
+    const mine = this.kept.get(user)
+    if (mine !== undefined) mine.text = text
+    return text
   }
 
   /** The open orders' JSON objects, comma-joined: each order's text is kept while its `remaining` is unchanged (its only field that moves). */
