@@ -31,6 +31,33 @@ const HEX_32 = /^(0x)?[0-9a-fA-F]{64}$/
 export const marketIdBytes = (marketId: string): Uint8Array =>
   HEX_32.test(marketId) ? hexToBytes(marketId.replace(/^0x/, "")) : sha256(utf8.encode(marketId))
 
+/**
+ * A small memo for the order message's two decoded fields: the same users and markets sign
+ * order after order, and base58-decoding the user was most of building the message. Values are
+ * copied in, never handed out; cleared whole when full.
+ */
+const memo = <T>(max: number, f: (key: string) => T): ((key: string) => T) => {
+  const kept = new Map<string, T>()
+  return (key) => {
+    let v = kept.get(key)
+    if (v === undefined) {
+      if (kept.size >= max) kept.clear()
+      kept.set(key, (v = f(key)))
+    }
+    return v
+  }
+}
+const marketBytesOf = memo(10_000, marketIdBytes)
+const userBytesOf = memo(100_000, (user) => bs58.decode(user))
+
+/** `n` as 8 little-endian bytes at `at`; a safe non-negative integer without BigInt (the common case), anything else as BigInt does it. */
+const setU64 = (view: DataView, at: number, n: number): void => {
+  if (Number.isSafeInteger(n) && n >= 0) {
+    view.setUint32(at, n % 0x1_0000_0000, true)
+    view.setUint32(at + 4, Math.floor(n / 0x1_0000_0000), true)
+  } else view.setBigUint64(at, BigInt(n), true)
+}
+
 export interface OrderMessageFields {
   readonly marketId: string
   readonly user: string
@@ -45,13 +72,13 @@ export interface OrderMessageFields {
 export const orderMessage = (o: OrderMessageFields): Uint8Array => {
   const buf = new Uint8Array(90)
   const view = new DataView(buf.buffer)
-  buf.set(marketIdBytes(o.marketId), 0)
-  buf.set(bs58.decode(o.user), 32)
+  buf.set(marketBytesOf(o.marketId), 0)
+  buf.set(userBytesOf(o.user), 32)
   buf[64] = o.outcome === "yes" ? 0 : 1
   buf[65] = o.side === "buy" ? 0 : 1
-  view.setBigUint64(66, BigInt(o.priceBps), true)
-  view.setBigUint64(74, BigInt(o.size), true)
-  view.setBigUint64(82, BigInt(o.nonce), true)
+  setU64(view, 66, o.priceBps)
+  setU64(view, 74, o.size)
+  setU64(view, 82, o.nonce)
   return buf
 }
 
