@@ -130,6 +130,8 @@ export class SimChain implements Chain {
   private readonly blocks: SimBlock[]
   private pool: PendingTx[] = []
   private readonly receipts = new Map<Hash, TxReceipt>()
+  /** The successful payout tx of each payout id on the chain (the ledger lets one succeed): kept with the blocks, not searched. */
+  private readonly payoutTxs = new Map<Hash, Hash>()
   private readonly faults = new Map<SimMethod, Fault[]>()
   private readonly rates = new Map<SimMethod, { readonly probability: number; readonly error: Error }>()
   private readonly delays = new Map<SimTxKind, { readonly blocks: number; remaining: number }>()
@@ -249,10 +251,7 @@ export class SimChain implements Chain {
       throw new RangeError(`reorg depth must be in 1..${this.blocks.length - 1}, got ${depth}`)
     }
     const replaced = this.blocks.splice(this.blocks.length - depth)
-    for (const block of [...replaced].reverse()) {
-      unwindBlock(block, this.ledger)
-      for (const { tx } of block.txs) this.receipts.delete(tx.hash)
-    }
+    for (const block of [...replaced].reverse()) this.unwind(block)
     this.fork++
     const dropped: SimTx[] = []
     for (const block of replaced) {
@@ -274,10 +273,7 @@ export class SimChain implements Chain {
     if (n < 0n || n > this.tip.number) throw new RangeError(`rollback target must be in 0..${this.tip.number}, got ${n}`)
     const lost = this.blocks.splice(Number(n) + 1)
     const dropped: SimTx[] = []
-    for (const block of [...lost].reverse()) {
-      unwindBlock(block, this.ledger)
-      for (const { tx } of block.txs) this.receipts.delete(tx.hash)
-    }
+    for (const block of [...lost].reverse()) this.unwind(block)
     for (const block of lost) for (const { tx } of block.txs) dropped.push(tx)
     for (const p of this.pool.splice(0)) dropped.push(p.tx)
     this.fork++
@@ -366,12 +362,7 @@ export class SimChain implements Chain {
 
   /** The mined, successful payout of a withdrawal id on the canonical chain, or null. */
   paidOut(withdrawalId: Hash): Promise<Hash | null> {
-    return this.call("payout", () => {
-      for (const block of this.blocks) {
-        for (const m of block.txs) if (m.status === "success" && m.tx.payoutId === withdrawalId) return m.tx.hash
-      }
-      return null
-    })
+    return this.call("payout", () => this.payoutTxs.get(withdrawalId) ?? null)
   }
 
   private submit(kind: SimTxKind, token: Address, from: Address, to: Address, amount: bigint | null, payoutId?: Hash): Hash {
@@ -389,6 +380,18 @@ export class SimChain implements Chain {
   private append(txs: ReadonlyArray<SimTx>, timestampSec: number): void {
     const block = buildBlock(this.tip, timestampSec, this.fork, txs, this.ledger)
     this.blocks.push(block)
-    for (const { tx, status } of block.txs) this.receipts.set(tx.hash, { status, blockNumber: block.number })
+    for (const { tx, status } of block.txs) {
+      this.receipts.set(tx.hash, { status, blockNumber: block.number })
+      if (status === "success" && tx.payoutId !== undefined) this.payoutTxs.set(tx.payoutId, tx.hash)
+    }
+  }
+
+  /** Takes a block's effects back (the last block first): balances, receipts, payouts. */
+  private unwind(block: SimBlock): void {
+    unwindBlock(block, this.ledger)
+    for (const { tx, status } of block.txs) {
+      this.receipts.delete(tx.hash)
+      if (status === "success" && tx.payoutId !== undefined) this.payoutTxs.delete(tx.payoutId)
+    }
   }
 }

@@ -20,6 +20,8 @@ export class BookSide {
   /** Best price, or -1 when the side is empty. Bids: highest; asks: lowest. */
   best = -1
   orderCount = 0
+  /** Counts every change to the side (an order added, removed or traded down): equal counts, equal book. Not state: never snapshotted. */
+  changes = 0
   constructor(readonly isBid: boolean) {}
 
   append(order: Order): void {
@@ -41,6 +43,7 @@ export class BookSide {
     level.size += order.remaining
     level.count++
     this.orderCount++
+    this.changes++
   }
 
   remove(order: Order): void {
@@ -55,6 +58,7 @@ export class BookSide {
     level.size -= order.remaining
     level.count--
     this.orderCount--
+    this.changes++
     if (level.head === null) {
       this.bitmap[price >>> 5]! &= ~(1 << (price & 31))
       if (price === this.best) this.best = this.isBid ? this.scanDown(price) : this.scanUp(price)
@@ -64,6 +68,7 @@ export class BookSide {
   /** A resting order traded `size` contracts; keeps the level total exact. */
   reduce(order: Order, size: number): void {
     this.levels[order.yesPriceBps]!.size -= size
+    this.changes++
   }
 
   /** Highest non-empty price strictly below `from`, or -1. */

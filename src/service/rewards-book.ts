@@ -95,6 +95,8 @@ export class RewardsBook {
   /** Ascending by day. */
   readonly paid: PaidDay[] = []
   readonly totals = new Map<string, MakerTotals>()
+  /** Each market's last score sample and the book it was taken of (scoreOf). */
+  private readonly scores = new Map<string, { bids: BookSide; asks: BookSide; bidChanges: number; askChanges: number; band: number; minSize: number; sample: MarketSample }>()
 
   setConfig(config: RewardsParams, tsSec: number): void {
     this.config = { ...config }
@@ -113,15 +115,33 @@ export class RewardsBook {
     for (const id of [...engine.markets.keys()].sort()) {
       const m = engine.markets.get(id)!
       if (m.status !== "active") continue
-      const quotes: RestingQuote[] = []
-      sideQuotes(m.bids, quotes)
-      sideQuotes(m.asks, quotes)
-      samples.push([id, marketSample(quotes, { bandSpreadBpsMax: config.bandSpreadBpsMax, minSizeContracts: config.minSizeContracts })])
+      samples.push([id, this.scoreOf(id, m.bids, m.asks, config)])
     }
     const day = dayOfSec(tsSec)
     for (const [d, state] of this.days) if (d < day && state.scored.size === 0) this.days.delete(d)
     this.addMinutes(day, samples, 1)
     this.cursorMin = Math.floor(tsSec / MINUTE_SEC)
+  }
+
+  /**
+   * A market's score sample. A book is sampled every minute and most minutes it has not changed:
+   * the sample of unchanged sides (same objects, same change counts) under the same parameters
+   * is the one computed last time. Nothing of this is state.
+   */
+  private scoreOf(id: string, bids: BookSide, asks: BookSide, config: RewardsParams): MarketSample {
+    const kept = this.scores.get(id)
+    if (
+      kept !== undefined && kept.bids === bids && kept.asks === asks && kept.bidChanges === bids.changes && kept.askChanges === asks.changes &&
+      kept.band === config.bandSpreadBpsMax && kept.minSize === config.minSizeContracts
+    ) {
+      return kept.sample
+    }
+    const quotes: RestingQuote[] = []
+    sideQuotes(bids, quotes)
+    sideQuotes(asks, quotes)
+    const sample = marketSample(quotes, { bandSpreadBpsMax: config.bandSpreadBpsMax, minSizeContracts: config.minSizeContracts })
+    this.scores.set(id, { bids, asks, bidChanges: bids.changes, askChanges: asks.changes, band: config.bandSpreadBpsMax, minSize: config.minSizeContracts, sample })
+    return sample
   }
 
   private addMinutes(day: number, samples: ReadonlyArray<readonly [string, MarketSample]>, minutes: number): void {

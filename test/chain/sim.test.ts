@@ -201,6 +201,32 @@ describe("SimChain: deposit addresses, sweep and payout", () => {
     expect(await chain.receipt("0x1234" as Hash)).toBeNull()
   })
 
+  it("paidOut names the one successful payout of an id, across a repeat, a reorg that drops it and a rollback", async () => {
+    const chain = funded()
+    chain.transfer(USDG, alice, VAULT, 10_000_000n)
+    chain.mine()
+    expect(await chain.paidOut(wid(9))).toBeNull()
+    const first = await chain.payout(carol, 1_000_000n, wid(9))
+    expect(await chain.paidOut(wid(9))).toBeNull() // pending
+    chain.mine()
+    expect(await chain.paidOut(wid(9))).toBe(first)
+    // A second payout of the same id reverts (the vault pays each id once): still the first.
+    const again = await chain.payout(carol, 1_000_000n, wid(9))
+    chain.mine()
+    expect(await chain.receipt(again)).toMatchObject({ status: "reverted" })
+    expect(await chain.paidOut(wid(9))).toBe(first)
+    // A reorg that drops the first: the repeat, re-executed, is now the payout.
+    chain.reorg(2, { dropTx: (tx) => tx.hash === first })
+    expect(await chain.receipt(again)).toMatchObject({ status: "success" })
+    expect(await chain.paidOut(wid(9))).toBe(again)
+    // Back before both: no payout of the id on the chain.
+    chain.rollback(2n)
+    expect(await chain.paidOut(wid(9))).toBeNull()
+    const third = await chain.payout(carol, 1_000_000n, wid(9))
+    chain.mine()
+    expect(await chain.paidOut(wid(9))).toBe(third)
+  })
+
   it("delay keeps a payout pending across mines; delayNext and release hold future payouts", async () => {
     const chain = funded()
     chain.transfer(USDG, alice, VAULT, 10_000_000n)

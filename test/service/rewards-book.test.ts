@@ -9,6 +9,8 @@ import type { RewardsParams, ServiceCommand } from "../../src/service/commands.t
 import { exchangeHash, restoreExchange, takeExchangeSnapshot } from "../../src/service/exchange-snapshot.ts"
 import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
 import { DAY_SEC, dayLabel } from "../../src/service/rewards-book.ts"
+import type { BookSide } from "../../src/engine/book.ts"
+import { type MarketSample, marketSample, type RestingQuote } from "../../src/lp/rewards.ts"
 
 const DAY = 20_779 // 2026-11-22
 const CONFIG: RewardsParams = { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40, minSizeContracts: 10 }
@@ -111,6 +113,63 @@ describe("RewardsBook in the exchange", () => {
     for (const r of w.journal.records) replayed.apply(r)
     expect(exchangeHash(replayed)).toBe(exchangeHash(w.x))
     expect(replayed.rewards.toJSON()).toEqual(w.x.rewards.toJSON())
+  })
+
+  it("scores an unchanged book from its last sample, and accrues exactly as scoring every sample afresh", () => {
+    const start = DAY * DAY_SEC + 3_600
+    const a = world(start)
+    const b = world(start)
+    // b scores every sample from the book, with no memory: the reference.
+    const fresh = (_id: string, bids: BookSide, asks: BookSide, config: RewardsParams): MarketSample => {
+      const quotes: RestingQuote[] = []
+      for (const side of [bids, asks]) {
+        for (let p = side.best; p !== -1; p = side.nextPrice(p)) {
+          for (let o = side.levels[p]?.head ?? null; o !== null; o = o.next) quotes.push({ maker: o.account.user, isBid: side.isBid, yesPriceBps: p, size: o.remaining })
+        }
+      }
+      return marketSample(quotes, { bandSpreadBpsMax: config.bandSpreadBpsMax, minSizeContracts: config.minSizeContracts })
+    }
+    ;(b.x.rewards as unknown as { scoreOf: typeof fresh }).scoreOf = fresh
+    let seed = 7
+    const next = (n: number): number => {
+      seed ^= seed << 13
+      seed >>>= 0
+      seed ^= seed >>> 17
+      seed ^= seed << 5
+      seed >>>= 0
+      return seed % n
+    }
+    // Bids on both outcomes at 45-49%: a two-sided book around 50% that never crosses.
+    let nonce = 0
+    let sec = start
+    for (const w of [a, b]) w.submit({ type: "set_rewards_config", config: CONFIG })
+    for (let step = 0; step < 400; step++) {
+      sec += 60
+      const roll = next(10)
+      const user = [alice, bob, carol][next(3)]!
+      const cmd: ServiceCommand | null =
+        roll < 3
+          ? { type: "place_order", order: { user, marketId: a.market, side: "buy", outcome: next(2) === 0 ? "yes" : "no", priceBps: 4_500 + 50 * next(9), size: 5 + next(60), orderType: "gtc", nonce: ++nonce } }
+          : roll < 4
+            ? { type: "cancel_all", user, marketId: a.market }
+            : roll < 5
+              ? { type: "set_rewards_config", config: { ...CONFIG, bandSpreadBpsMax: 200 + 100 * next(3) } }
+              : roll < 6
+                ? // A small taker: trades a resting order down without removing it.
+                  { type: "place_order", order: { user, marketId: a.market, side: "buy", outcome: next(2) === 0 ? "yes" : "no", priceBps: 5_600, size: 1 + next(3), orderType: "ioc", nonce: ++nonce } }
+                : null // most minutes the book does not change
+      for (const w of [a, b]) {
+        w.at(sec)
+        if (cmd !== null) w.submit(cmd)
+        w.sample(sec + 30)
+      }
+      expect(a.x.rewards.days).toEqual(b.x.rewards.days)
+    }
+    expect([...a.x.rewards.days.values()].some((d) => d.accrual.markets.some((m) => m.makers.length >= 2))).toBe(true)
+    // The same unchanged book twice: the second is the first's sample, not a new one.
+    const m = a.x.engine.markets.get(a.market)!
+    const scoreOf = (a.x.rewards as unknown as { scoreOf: typeof fresh }).scoreOf.bind(a.x.rewards)
+    expect(scoreOf(a.market, m.bids, m.asks, a.x.rewards.config!)).toBe(scoreOf(a.market, m.bids, m.asks, a.x.rewards.config!))
   })
 
   it("labels days without a Date", () => {
