@@ -16,6 +16,8 @@ export class Level {
 
 export class BookSide {
   readonly levels: Array<Level | undefined> = new Array(LEVELS)
+  /** Every price whose Level exists (levels are made once and kept), in the order made: the invariant check walks these, not all 10,001 slots. */
+  readonly levelPrices: number[] = []
   private readonly bitmap = new Uint32Array(WORDS)
   /** Best price, or -1 when the side is empty. Bids: highest; asks: lowest. */
   best = -1
@@ -30,6 +32,7 @@ export class BookSide {
     if (level === undefined) {
       level = new Level()
       this.levels[price] = level
+      this.levelPrices.push(price)
     }
     if (level.tail === null) {
       level.head = order

@@ -86,10 +86,17 @@ const checkSide = (side: BookSide, marketId: string, sideName: string, bad: stri
   const name = (): string => `market ${marketId} ${sideName}`
   let count = 0
   let best = -1
-  for (let price = 0; price < side.levels.length; price++) {
+  // Every level made, whatever the bitmap says: a slot is only ever filled where a level is listed (BookSide.append).
+  let defined = 0
+  for (const price of side.levelPrices) {
     const level = side.levels[price]
-    if (level === undefined || level.head === null) continue
-    if (best === -1 || side.isBid) best = price
+    if (level === undefined) {
+      bad.push(`${name()} @${price}: listed level missing`)
+      continue
+    }
+    defined++
+    if (level.head === null) continue
+    if (best === -1 || (side.isBid ? price > best : price < best)) best = price
     let size = 0
     let n = 0
     let prevId = 0
@@ -102,6 +109,7 @@ const checkSide = (side: BookSide, marketId: string, sideName: string, bad: stri
     if (size !== level.size || n !== level.count) bad.push(`${name()} @${price}: level totals stale`)
     count += n
   }
+  if (new Set(side.levelPrices).size !== defined) bad.push(`${name()}: a level listed twice`)
   if (best !== side.best) bad.push(`${name()}: best ${side.best}, actual ${best}`)
   if (count !== side.orderCount) bad.push(`${name()}: orderCount ${side.orderCount}, actual ${count}`)
 }
