@@ -3,7 +3,10 @@
 // signed orders separately; (2) the busy-day scenario (50 markets, 500 agents, 24 h):
 // events per second, virtual/wall ratio and wall time against the 60 s target.
 //
-// Flags: --requests=N (200000)  --orders=N (50000)  --clients=N (200)  --skip-day
+// (3) with --baseline[=REV], the busy day back to back against REV (default: 8ffca7a, the commit
+// before issue 15's first change), whole processes alternately: issue 15's "≤ 0.5×" row.
+//
+// Flags: --requests=N (200000)  --orders=N (50000)  --clients=N (200)  --skip-day  --baseline[=REV]  --pairs=N (3)
 import { join } from "node:path"
 import { adminSetupCall } from "../sim/operator.ts"
 import { runScenario } from "../sim/run.ts"
@@ -11,10 +14,15 @@ import { loadScenario } from "../sim/scenario.ts"
 import { API, World } from "../sim/world.ts"
 import { ApiClient } from "../src/client/api-client.ts"
 import { fastKeyFromSecret } from "../src/client/keys-node.ts"
+import { backToBack, median } from "./baseline.ts"
 import { numberFlag, round, type Suite } from "./lib.ts"
 
 const REQUESTS_TARGET = 50_000
 const DAY_TARGET_SEC = 60
+/** The commit before issue 15's first change: the busy day's wall time is compared with it. */
+const BUSY_DAY_BASELINE = "8ffca7a"
+/** Issue 15: the busy day at most this share of the baseline's wall time, back to back. */
+const BUSY_DAY_TARGET_RATIO = 0.5
 
 /** `clients` closed loops through the simulated network until `total` requests are answered. */
 const throughput = async (kind: "reads" | "orders", total: number, clientCount: number): Promise<{ perSec: number; answered: number; wallMs: number }> => {
@@ -86,5 +94,31 @@ export const simSuite: Suite = async ({ args, report, log }) => {
     requests_per_s: Math.round(s.requests / wallSec),
     journal_records: s.journalRecords,
     fills: s.fills
+  })
+
+  const baselineArg = args.find((a) => a === "--baseline" || a.startsWith("--baseline="))
+  if (baselineArg === undefined) return
+  const rev = baselineArg.includes("=") ? baselineArg.slice("--baseline=".length) : BUSY_DAY_BASELINE
+  const pairs = numberFlag(args, "pairs", 3)
+  log(`sim: busy day back to back against ${rev}, ${pairs} pair(s) of whole processes (about ${Math.round(pairs * 1.5)} min)`)
+  const day = ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", "scenarios/busy-day.json"]
+  const b = backToBack(rev, day, pairs, log)
+  if (typeof b === "string") {
+    log(`sim: ${b}`)
+    report({ name: "busy day vs baseline", baseline: rev, error: b, meetsTarget: false })
+    return
+  }
+  const ratio = median(b.ratios)
+  report({
+    name: "busy day vs baseline",
+    baseline: rev,
+    pairs,
+    wall_s: round(median(b.here), 1),
+    baseline_wall_s: round(median(b.there), 1),
+    ratio_median: round(ratio, 3),
+    ratio_min: round(Math.min(...b.ratios), 3),
+    ratio_max: round(Math.max(...b.ratios), 3),
+    targetRatio: BUSY_DAY_TARGET_RATIO,
+    meetsTarget: ratio <= BUSY_DAY_TARGET_RATIO
   })
 }
