@@ -6,34 +6,13 @@
 // happened, and that the text was still right each time. Seeded random trading on a real
 // Exchange, with halts, resumptions and resolutions.
 import { describe, expect, it } from "vitest"
-import { demoCatalog } from "../../fixtures/catalog.ts"
-import { keyFromLabel } from "../../src/client/keys.ts"
 import { FeedHub, type FeedSocket } from "../../src/feed/hub.ts"
-import type { ServiceCommand } from "../../src/service/commands.ts"
-import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
 import { PortfolioJson, portfolioState } from "../../src/service/views.ts"
-
-const rng = (seed: number) => {
-  let s = seed >>> 0 || 1
-  return (n: number): number => {
-    s ^= s << 13
-    s >>>= 0
-    s ^= s >>> 17
-    s ^= s << 5
-    s >>>= 0
-    return s % n
-  }
-}
+import { randomTradingCommand, tradingExchange, xorshift } from "../support/trading.ts"
 
 describe("portfolio_update frames", () => {
   it("go to exactly the users the rule names, each with the state of that moment", () => {
-    const clock = { ms: 1_767_225_600_000 }
-    const x = new Exchange(() => clock.ms, memoryJournal())
-    const submit = (cmd: ServiceCommand) => x.submit(cmd).result
-    for (const event of demoCatalog().slice(0, 6)) submit({ type: "create_event", event })
-    const markets = x.catalog.events.flatMap((e) => e.outcomes.map((o) => o.market_id)).slice(0, 5)
-    const users = ["pf-a", "pf-b", "pf-c", "pf-d", "pf-e", "pf-f"].map((l) => keyFromLabel(l).user)
-    for (const user of users) submit({ type: "credit", user, amountMicro: 50_000_000_000, ref: `seed:${user}` })
+    const { clock, x, submit, markets, users } = tradingExchange(["pf-a", "pf-b", "pf-c", "pf-d", "pf-e", "pf-f"])
 
     const hub = new FeedHub(x, () => clock.ms)
     const received: Array<{ user: string; state: string }> = []
@@ -67,7 +46,7 @@ describe("portfolio_update frames", () => {
       built++
       return state.apply(this, args)
     }
-    const next = rng(20_261_126)
+    const next = xorshift(20_261_126)
     let nonce = 0
     let frames = 0
     let flushes = 0
@@ -90,27 +69,9 @@ describe("portfolio_update frames", () => {
       }
       for (let step = 0; step < 3_000; step++) {
         clock.ms += 1_000
-        const user = users[next(users.length)]!
-        const marketId = markets[next(markets.length)]!
-        const roll = next(100)
-        if (roll < 80) {
-          const yesCentre = 3_000 + 100 * ((step >> 6) % 40)
-          const outcome = next(2) === 0 ? "yes" : "no"
-          const centre = outcome === "yes" ? yesCentre : 10_000 - yesCentre
-          submit({
-            type: "place_order",
-            order: {
-              user, marketId, side: next(3) === 0 ? "sell" : "buy", outcome,
-              // Often far from the touch, so many book changes leave the mid where it was.
-              priceBps: Math.min(9_900, Math.max(100, centre + 100 * (next(31) - 15))),
-              size: 1 + next(30), orderType: next(4) === 0 ? "ioc" : "gtc", nonce: ++nonce
-            }
-          })
-        } else if (roll < 92) submit({ type: "cancel_all", user, marketId })
-        else if (roll < 96) submit({ type: "set_market_status", marketId, status: next(2) === 0 ? "halted" : "active" })
-        else if (roll < 97 && step > 2_000 && marketId !== markets[0]) {
-          submit({ type: "set_market_status", marketId, status: "resolved", winningOutcome: next(2) === 0 ? "yes" : "no" })
-        }
+        // Prices often far from the touch (15 ticks either side), so many book changes leave the mid where it was.
+        const cmd = randomTradingCommand(next, step, users, markets, { spread: 15, resolveAfter: 2_000, nonce: () => ++nonce })
+        if (cmd !== null) submit(cmd)
         if (next(3) === 0) flush()
       }
     } finally {

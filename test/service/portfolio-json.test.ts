@@ -7,34 +7,15 @@
 import { describe, expect, it } from "vitest"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
-import type { ServiceCommand } from "../../src/service/commands.ts"
 import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
 import { type MarkMemo, PortfolioJson, portfolioState } from "../../src/service/views.ts"
-
-/** A small seeded generator (xorshift32): the test's own, so the sequence is fixed. */
-const rng = (seed: number) => {
-  let s = seed >>> 0 || 1
-  return (n: number): number => {
-    s ^= s << 13
-    s >>>= 0
-    s ^= s >>> 17
-    s ^= s << 5
-    s >>>= 0
-    return s % n
-  }
-}
+import { randomTradingCommand, tradingExchange, xorshift } from "../support/trading.ts"
 
 describe("PortfolioJson", () => {
   it("equals JSON.stringify(portfolioState) after every command of a random trading run", () => {
-    const clock = { ms: 1_767_225_600_000 }
-    const x = new Exchange(() => clock.ms, memoryJournal())
-    const submit = (cmd: ServiceCommand) => x.submit(cmd).result
-    for (const event of demoCatalog().slice(0, 6)) submit({ type: "create_event", event })
-    const markets = x.catalog.events.flatMap((e) => e.outcomes.map((o) => o.market_id)).slice(0, 5)
-    const users = ["pj-a", "pj-b", "pj-c", "pj-d", "pj-e"].map((l) => keyFromLabel(l).user)
-    for (const user of users) submit({ type: "credit", user, amountMicro: 50_000_000_000, ref: `seed:${user}` })
+    const { clock, x, submit, markets, users } = tradingExchange(["pj-a", "pj-b", "pj-c", "pj-d", "pj-e"])
     const json = new PortfolioJson(x)
-    const next = rng(20_261_125)
+    const next = xorshift(20_261_125)
     let nonce = 0
     let reused = 0
     let mostPositions = 0
@@ -49,35 +30,9 @@ describe("PortfolioJson", () => {
     }
     for (let step = 0; step < 4_000; step++) {
       clock.ms += 1_000
-      const user = users[next(users.length)]!
-      const marketId = markets[next(markets.length)]!
-      const roll = next(100)
-      if (roll < 80) {
-        // Around a drifting centre, so books cross, rest and move their mid.
-        const yesCentre = 3_000 + 100 * ((step >> 6) % 40)
-        const outcome = next(2) === 0 ? "yes" : "no"
-        const centre = outcome === "yes" ? yesCentre : 10_000 - yesCentre
-        submit({
-          type: "place_order",
-          order: {
-            user,
-            marketId,
-            side: next(3) === 0 ? "sell" : "buy",
-            outcome,
-            priceBps: Math.min(9_900, Math.max(100, centre + 100 * (next(11) - 5))),
-            size: 1 + next(30),
-            orderType: next(4) === 0 ? "ioc" : "gtc",
-            nonce: ++nonce
-          }
-        })
-      } else if (roll < 92) {
-        submit({ type: "cancel_all", user, marketId })
-      } else if (roll < 96) {
-        submit({ type: "set_market_status", marketId, status: next(2) === 0 ? "halted" : "active" })
-      } else if (roll < 97 && step > 3_000 && marketId !== markets[0]) {
-        // Late, and never the first market, so the run keeps trading after resolutions (which pay out and drop positions).
-        submit({ type: "set_market_status", marketId, status: "resolved", winningOutcome: next(2) === 0 ? "yes" : "no" })
-      } else {
+      const cmd = randomTradingCommand(next, step, users, markets, { spread: 5, resolveAfter: 3_000, nonce: () => ++nonce })
+      if (cmd !== null) submit(cmd)
+      else {
         // A step with no change at all: every piece must be reused as it was.
         const before = users.map((u) => json.state(u))
         checkAll()

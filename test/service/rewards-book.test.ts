@@ -11,6 +11,7 @@ import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
 import { DAY_SEC, dayLabel } from "../../src/service/rewards-book.ts"
 import type { BookSide } from "../../src/engine/book.ts"
 import { type MarketSample, marketSample, type RestingQuote } from "../../src/lp/rewards.ts"
+import { xorshift } from "../support/trading.ts"
 
 const DAY = 20_779 // 2026-11-22
 const CONFIG: RewardsParams = { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40, minSizeContracts: 10 }
@@ -130,15 +131,7 @@ describe("RewardsBook in the exchange", () => {
       return marketSample(quotes, { bandSpreadBpsMax: config.bandSpreadBpsMax, minSizeContracts: config.minSizeContracts })
     }
     ;(b.x.rewards as unknown as { scoreOf: typeof fresh }).scoreOf = fresh
-    let seed = 7
-    const next = (n: number): number => {
-      seed ^= seed << 13
-      seed >>>= 0
-      seed ^= seed >>> 17
-      seed ^= seed << 5
-      seed >>>= 0
-      return seed % n
-    }
+    const next = xorshift(7)
     // Bids on both outcomes at 45-49%: a two-sided book around 50% that never crosses.
     let nonce = 0
     let sec = start
