@@ -121,7 +121,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     ms.quoting = quoting === null || quoting.has(id)
     ms.orderLevel = orderMarkets.has(m)
     ms.orderFlow = flowMarkets.has(m)
-    // The bot's first step: at its start (it then quotes once it knows a mid).
+    // The bot's first step: at its start, or the next tick for a ticked bot (it then quotes once it knows a mid).
     if (ms.quoting) ms.timerMs = firstStepMs
     return ms
   })
