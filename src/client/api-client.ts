@@ -38,13 +38,16 @@ export type { OrderInput } from "./types.ts"
 
 export interface ApiClientOptions extends ClientOptions {
   /**
-   * Milliseconds for the time-based nonces; default `nowSec() * 1000`. Live: the wall
-   * clock; the simulator: its virtual clock, so runs stay deterministic.
+   * Milliseconds for the time-based nonces. Default: the wall clock in milliseconds when
+   * `nowSec` is the default too, else `nowSec() * 1000` (the simulator's virtual clock, so
+   * runs stay deterministic). Whole seconds live would refuse a second client's order placed
+   * in the same second as the first's (`nonce_stale`).
    */
   readonly nowMs?: () => number
 }
 
-const wallClockSec = (): number => Math.floor(Date.now() / 1000) // live-only: the default clock of a live client (register timestamps, nonces)
+const wallClockSec = (): number => Math.floor(Date.now() / 1000) // live-only: the default clock of a live client (register timestamps)
+const wallClockMs = (): number => Date.now() // live-only: the default clock of a live client's nonces
 
 /** Signs the wallet-link text with the EVM wallet (EIP-191 personal_sign); returns 0x-hex. */
 export type EvmSigner = (message: string) => Promise<string> | string
@@ -64,7 +67,7 @@ export class ApiClient extends PublicClient {
     options: ApiClientOptions = {}
   ) {
     super(baseUrl, fetchFn, options)
-    this.nowMs = options.nowMs ?? (() => this.nowSec() * 1000)
+    this.nowMs = options.nowMs ?? (nowSec === wallClockSec ? wallClockMs : () => this.nowSec() * 1000)
   }
 
   get user(): string {

@@ -94,6 +94,21 @@ describe("session and orders", () => {
     expect(unwrap(await c.cancelAll()).cancelled).toBe(7)
   })
 
+  it("a live client's default clock counts nonces in milliseconds: a second client of the key a moment later is ahead of the first", async () => {
+    // With whole seconds (the old default) both took the same second's nonce, and the second
+    // client's order was refused `nonce_stale` (docs/quickstart.md's WebSocket step in CI).
+    const key = keyFromLabel("live-clock")
+    const first = new ApiClient(h.url, key)
+    let beforeMs = Date.now()
+    while (beforeMs % 1000 === 0) beforeMs = Date.now() // a whole-second nonce can only tie here
+    const firstNonce = first.nextNonce()
+    expect(firstNonce).toBeGreaterThanOrEqual(beforeMs)
+    expect(firstNonce).toBeLessThanOrEqual(Date.now())
+    const start = Date.now()
+    while (Date.now() < start + 2) {} // two milliseconds, well inside one second
+    expect(new ApiClient(h.url, key).nextNonce()).toBeGreaterThan(firstNonce)
+  })
+
   it("places, cancels one, cancels all (and all of one market)", async () => {
     const c = await h.funded("trader", 100_000_000)
     const g7 = h.market(G7)
