@@ -1,14 +1,26 @@
 // The journal's on-disk framing: each record is
-//   u32 LE payload length | u32 LE CRC-32 of the payload | payload (UTF-8 JSON of a JournalRecord)
-// so a torn or corrupted tail is detected record by record.
+//   u32 LE payload length | u32 LE CRC-32 of the payload | payload
+// so a torn or corrupted tail is detected record by record. The payload is the record's
+// UTF-8 JSON (first byte `{`) or, for orders and cancels, the binary form of record-codec.ts
+// (first byte its tag).
 import { crc32 } from "node:zlib"
 import type { JournalRecord } from "../service/commands.ts"
+import { decodeBinary, encodeBinary } from "./record-codec.ts"
 
 export const HEADER_BYTES = 8
 /** A record larger than this is corruption, not data (requests are capped at 64 KiB). */
 export const MAX_RECORD_BYTES = 16 * 1024 * 1024
 
+const OPEN_BRACE = 0x7b
+
 export const encodeRecord = (record: JournalRecord): Buffer => {
+  const binary = encodeBinary(record, HEADER_BYTES)
+  if (binary !== null) {
+    const length = binary.length - HEADER_BYTES
+    binary.writeUInt32LE(length, 0)
+    binary.writeUInt32LE(crc32(binary.subarray(HEADER_BYTES)), 4)
+    return binary
+  }
   const payload = Buffer.from(JSON.stringify(record), "utf8")
   const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length)
   frame.writeUInt32LE(payload.length, 0)
@@ -49,7 +61,7 @@ export const decodeFrames = (buf: Buffer, onRecord: (record: JournalRecord) => v
     if (crc32(buf.subarray(start, end)) !== sum) return { validBytes: offset, problem: `checksum mismatch at byte ${offset}` }
     let record: JournalRecord
     try {
-      record = JSON.parse(buf.toString("utf8", start, end)) as JournalRecord
+      record = buf[start] === OPEN_BRACE ? (JSON.parse(buf.toString("utf8", start, end)) as JournalRecord) : decodeBinary(buf, start, end)
     } catch {
       return { validBytes: offset, problem: `unparseable record at byte ${offset}` }
     }
