@@ -1,18 +1,20 @@
 // `npm run sim -- scenarios/<file> [--seed N] [--seeds A..B] [--duration 1h] [--json] [--log path|--no-log]
-//   [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...`
+//   [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]... [--signatures token|ed25519]`
 import { mkdirSync, writeFileSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { runScenario, type Summary } from "./run.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
 import { inSeedOrder, parseSeeds, runSweep, seedLine, seedOk, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep.ts"
 import { progressBar } from "./progress.ts"
+import { SIGNING_MODES, type SigningMode } from "./signatures.ts"
 import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
 import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
 import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
 
 const USAGE =
   "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B] [--duration 30m] [--json] [--log <path> | --no-log]\n" +
-  "         [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...   (agents: <kind>-<group>-<index>)"
+  "         [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...   (agents: <kind>-<group>-<index>)\n" +
+  "         [--signatures token|ed25519]   (how agents sign orders: world tokens, or real Ed25519; the same journal)"
 
 interface Args {
   file: string
@@ -25,6 +27,7 @@ interface Args {
   tapeIntervalSec: number | null
   tapeFormat: "csv" | "parquet"
   without: string[]
+  signing?: SigningMode
   /** Test-only: a planted storage bug by name (sim/testing/ignore-bytes-written.ts), to reproduce a test's failing run. */
   plant?: string
 }
@@ -65,6 +68,11 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
       if (v !== "csv" && v !== "parquet") throw new Error(`--tape-format ${v}: csv or parquet`)
       out.tapeFormat = v
     } else if (a === "--without") out.without.push(value())
+    else if (a === "--signatures") {
+      const v = value()
+      if (!(SIGNING_MODES as readonly string[]).includes(v)) throw new Error(`--signatures ${v}: ${SIGNING_MODES.join(" or ")}`)
+      out.signing = v as SigningMode
+    }
     else if (a === "--plant") {
       const v = value()
       if (!Object.hasOwn(STORAGE_PLANTS, v)) throw new Error(`--plant ${v}: known planted bugs: ${Object.keys(STORAGE_PLANTS).join(", ")}`)
@@ -77,7 +85,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
   }
   if (files.length !== 1) throw new Error("give exactly one scenario file")
   if (out.seed !== undefined && out.seeds !== undefined) throw new Error("--seed and --seeds exclude each other")
-  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0)) throw new Error("--tape and --without take one --seed, not --seeds")
+  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0 || out.signing !== undefined)) throw new Error("--tape, --without and --signatures take one --seed, not --seeds")
   out.file = files[0]!
   return out
 }
@@ -173,6 +181,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     summary = await runScenario(scenario, {
       ...(args.seed === undefined ? {} : { seed: args.seed }),
       without: args.without,
+      ...(args.signing === undefined ? {} : { signing: args.signing }),
       ...(args.plant === undefined ? {} : { tamperStorage: STORAGE_PLANTS[args.plant]! }),
       ...(args.durationSec === undefined ? {} : { durationSec: args.durationSec }),
       onProgress: (f, v) => bar?.update(f, `${fmt(Math.round(v))} s virtual`),

@@ -15,6 +15,7 @@ import { adminSetupCall } from "./operator.ts"
 import type { AgentSpec, Scenario } from "./scenario.ts"
 import { RunStats } from "./stats.ts"
 import { Truth } from "./truth.ts"
+import type { SigningMode } from "./signatures.ts"
 import { World } from "./world.ts"
 import type { StorageOptions, StorageRunStats } from "./storage-world.ts"
 import type { Storage } from "../src/store/storage.ts"
@@ -45,6 +46,8 @@ export interface RunOptions {
    * until the market itself differs.
    */
   readonly without?: ReadonlyArray<string>
+  /** How the agents sign their orders: world tokens (default) or Ed25519 (sim/signatures.ts); the same journal either way. */
+  readonly signing?: SigningMode
   /** Called with the world once it is built (before any agent starts): e.g. a tape recorder. */
   readonly onWorld?: (world: World, markets: ReadonlyArray<SimMarket>) => void
 }
@@ -170,6 +173,7 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     blockTimeSec: scenario.chain.block_time,
     confirmations: scenario.chain.confirmations,
     pollSec: scenario.chain.poll,
+    ...(opts.signing === undefined ? {} : { signing: opts.signing }),
     ...(opts.tamper === undefined ? {} : { tamper: opts.tamper }),
     ...(scenario.storage === undefined ? {} : { storage: storageOptions(scenario.storage, opts.tamperStorage) })
   })

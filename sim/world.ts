@@ -22,7 +22,7 @@ import { storageFailureLine } from "../src/store/storage.ts"
 import { schedulerClock } from "./clock.ts"
 import { runInSim } from "./effect-scheduler.ts"
 import { simProcessLayers } from "./layers.ts"
-import { SignatureMemo } from "./signatures.ts"
+import { SignatureMemo, type SigningMode } from "./signatures.ts"
 import { processRuntime } from "./process-runtime.ts"
 import { DEFAULT_NETWORK, type NetworkParams, SimNetwork } from "./network.ts"
 import { Rng } from "./random.ts"
@@ -48,6 +48,8 @@ export interface WorldOptions {
   readonly devCredit?: boolean
   /** The real journal and snapshots on a simulated disk with these faults (else an in-memory journal). */
   readonly storage?: StorageOptions
+  /** How the agents sign their orders (sim/signatures.ts): world tokens (default) or Ed25519; the same journal either way. */
+  readonly signing?: SigningMode
 }
 
 /** A process's journal view: once the process has crashed it can write nothing more. */
@@ -81,8 +83,8 @@ export class World {
   crashes = 0
   down = false
   readonly errors: unknown[] = []
-  /** Signatures the world's agents made (sim/signatures.ts): the service's verifier knows them good. */
-  readonly signatures = new SignatureMemo()
+  /** The agents' order signatures (sim/signatures.ts) and the process's verifier for them. */
+  readonly signatures: SignatureMemo
   private readonly sockets = new Set<SimWs>()
   private readonly bootListeners: Array<(x: Exchange) => void> = []
   private readonly secret: Uint8Array
@@ -101,6 +103,7 @@ export class World {
   readonly serviceLog: string[] = []
 
   constructor(readonly options: WorldOptions) {
+    this.signatures = new SignatureMemo(options.signing ?? "token")
     this.rng = new Rng(options.seed)
     this.scheduler = new Scheduler(options.startSec * 1000)
     this.clock = schedulerClock(this.scheduler)

@@ -136,6 +136,8 @@ export class SimChain implements Chain {
   private readonly rates = new Map<SimMethod, { readonly probability: number; readonly error: Error }>()
   private readonly delays = new Map<SimTxKind, { readonly blocks: number; remaining: number }>()
   private readonly droppedLogs = new Map<Hash, number>()
+  /** Each address given to `transfersTo`, checked and lowercased once (a watch list is asked for again every pass). */
+  private readonly checkedAddresses = new Map<string, Address>()
   private nonce = 0
   private fork = 0
 
@@ -173,14 +175,14 @@ export class SimChain implements Chain {
         throw new SimRpcError(`query exceeds max block range ${this.maxLogRange}`, -32005)
       }
       // Built on the first log only: most polled ranges hold none, and normalising a long
-      // watch list on every poll dominated long simulations.
+      // watch list on every poll dominated long simulations (so each address is checked once).
       let wanted: Set<string> | null = null
       const last = toBlock < this.tip.number ? toBlock : this.tip.number
       const out: TransferLog[] = []
       for (let n = fromBlock < 0n ? 0n : fromBlock; n <= last; n++) {
         for (const { log } of this.blocks[Number(n)]!.txs) {
           if (log === null) continue
-          wanted ??= new Set(to.map(address))
+          wanted ??= new Set(to.map((a) => this.checkedAddress(a)))
           if (!wanted.has(log.to)) continue
           const omit = this.droppedLogs.get(log.txHash)
           if (omit === undefined) out.push(log)
@@ -190,6 +192,12 @@ export class SimChain implements Chain {
       }
       return out
     })
+  }
+
+  private checkedAddress(value: string): Address {
+    let checked = this.checkedAddresses.get(value)
+    if (checked === undefined) this.checkedAddresses.set(value, (checked = address(value)))
+    return checked
   }
 
   sweep(wallet: Address, token: Address): Promise<Hash> {
