@@ -5,10 +5,10 @@
 // only when the next event is taken, so a simulated day runs as fast as its events
 // allow and nothing waits on the wall clock. Events at the same instant run in the
 // order they were scheduled; before time moves on, every promise continuation those
-// events started runs to completion (a setImmediate turn drains the microtask queue),
-// so async service code sees the virtual time of the event that started it. Nothing
-// real (I/O, threads, timers) may run inside the world: that would make the order of
-// continuations depend on the machine (see docs/simulation.md).
+// events started runs to completion (`drainMicrotasks`), so async service code sees the
+// virtual time of the event that started it. Nothing real (I/O, threads, timers, and
+// process.nextTick, on which the drain relies) may run inside the world: that would make
+// the order of continuations depend on the machine (see docs/simulation.md).
 
 interface Timer {
   readonly atMs: number
@@ -32,6 +32,8 @@ export class Scheduler {
   private wallOffsetMs = 0
   /** Events run so far. */
   executed = 0
+  /** Microtask drains so far (one per instant that started async work). */
+  drains = 0
 
   constructor(startMs: number) {
     this.nowMsValue = startMs
@@ -112,7 +114,7 @@ export class Scheduler {
       const t = this.heap[0]
       // Async work started at this instant settles before time moves on (or the run ends).
       if (dirty && (t === undefined || t.atMs > this.nowMsValue || t.atMs > untilMs)) {
-        await drain()
+        await drainMicrotasks(++this.drains % REAL_TURN_EVERY === 0)
         dirty = false
         if (onStep !== undefined && onStep(this.nowMsValue) === false) return
         continue
@@ -161,5 +163,16 @@ export class Scheduler {
 
 const before = (a: Timer, b: Timer): boolean => a.atMs < b.atMs || (a.atMs === b.atMs && a.order < b.order)
 
-/** One macrotask turn: every pending microtask (promise continuation) runs first. */
-const drain = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+/** One drain in this many is a real event-loop turn: I/O outside the world (progress output, a sweep worker's messages) needs one now and then. */
+const REAL_TURN_EVERY = 1024
+
+/**
+ * Resolves once every pending microtask (promise continuation), and every one those queue, has
+ * run. A hop onto the microtask queue, then `process.nextTick`: Node runs the tick queue only when
+ * the microtask queue is empty, so the tick fires after the last continuation. That holds while
+ * nothing in the world calls process.nextTick itself (test/sim/no-real-timers.test.ts). A
+ * `setImmediate` turn gives the same guarantee through the event loop; it was a fifth of a busy
+ * day, so it is taken only when `realTurn`.
+ */
+const drainMicrotasks = (realTurn: boolean): Promise<void> =>
+  new Promise((resolve) => (realTurn ? setImmediate(resolve) : queueMicrotask(() => process.nextTick(resolve))))

@@ -1,7 +1,8 @@
 // A simulated day runs on the scheduler's virtual time alone: no real setTimeout, setInterval or
-// setImmediate callback scheduled by src/ or sim/ code (or by Effect's runtime) may fire during it.
-// The one real turn the simulation takes is the scheduler's own microtask drain (sim/scheduler.ts
-// `drain`), which only resolves a promise; it is counted, to show the wrapping saw the run.
+// setImmediate callback, and no process.nextTick (the scheduler's drain relies on being its only
+// user), scheduled by src/ or sim/ code (or by Effect's runtime) may fire during it. The one use
+// the simulation makes of them is the scheduler's own microtask drain (sim/scheduler.ts
+// `drainMicrotasks`), which only resolves a promise; it is counted, to show the wrapping saw the run.
 // The controls show the check catches a timer planted in service code, and Effect's default
 // scheduler falling back to setTimeout(0) after 2048 microtask hops — which the simulator's own
 // Effect Scheduler (sim/effect-scheduler.ts, World.runEffect) avoids.
@@ -21,32 +22,46 @@ interface Fired {
   readonly stack: string
 }
 
-/** Runs `fn` with the real timer globals wrapped; returns the callbacks that fired and were scheduled from watched code. */
+type Schedule = (cb: (...a: unknown[]) => void, ...rest: unknown[]) => unknown
+
+/** Runs `fn` with the real timer globals and process.nextTick wrapped; returns the callbacks that fired and were scheduled from watched code. */
 const realTimersDuring = async (fn: () => Promise<void>): Promise<{ fired: Fired[]; drains: number }> => {
   const fired: Fired[] = []
   let drains = 0
-  const g = globalThis as unknown as Record<string, (cb: (...a: unknown[]) => void, ...rest: unknown[]) => unknown>
+  const g = globalThis as unknown as Record<string, Schedule>
   const originals = { setTimeout: g.setTimeout!, setInterval: g.setInterval!, setImmediate: g.setImmediate! }
-  for (const kind of Object.keys(originals) as Array<keyof typeof originals>) {
-    const original = originals[kind]
-    g[kind] = (cb, ...rest) => {
+  const scheduler = join(root, "sim", "scheduler.ts")
+  const wrap =
+    (kind: string, original: () => Schedule): Schedule =>
+    (cb, ...rest) => {
       const stack = new Error().stack ?? ""
-      // Frame 0 is "Error", frame 1 this wrapper, frame 2 the caller (drain's promise executor), frame 4 drain itself.
-      const frames = stack.split("\n")
-      const scheduler = join(root, "sim", "scheduler.ts")
-      const isDrain = kind === "setImmediate" && (frames[2] ?? "").includes(scheduler) && (frames[4] ?? "").includes(`at drain (${scheduler}`)
+      // Frame 0 is "Error", frame 1 this wrapper, frame 2 the caller: the scheduler's microtask drain, or not.
+      const isDrain = (kind === "setImmediate" || kind === "nextTick") && (stack.split("\n")[2] ?? "").includes(scheduler)
       const fromWatched = watched.some((dir) => stack.includes(dir))
-      return original((...args: unknown[]) => {
+      return original()((...args: unknown[]) => {
         if (isDrain) drains++
         else if (fromWatched) fired.push({ kind, stack })
         cb(...args)
       }, ...rest)
     }
-  }
+  for (const kind of Object.keys(originals) as Array<keyof typeof originals>) g[kind] = wrap(kind, () => originals[kind])
+  // vitest swaps process.nextTick for its own during each RPC (a console line) and puts back what it
+  // found a tick later, which can leave its own in place: an accessor keeps ours in front whatever it sets.
+  const descriptor = Object.getOwnPropertyDescriptor(process, "nextTick")!
+  let underlying = process.nextTick as unknown as Schedule
+  const nextTick = wrap("nextTick", () => underlying)
+  Object.defineProperty(process, "nextTick", {
+    configurable: true,
+    get: () => nextTick,
+    set: (v: Schedule) => {
+      if (v !== nextTick) underlying = v
+    }
+  })
   try {
     await fn()
   } finally {
     Object.assign(g, originals)
+    Object.defineProperty(process, "nextTick", descriptor)
   }
   return { fired, drains }
 }
@@ -91,6 +106,15 @@ describe("no real timer fires in a simulated day", () => {
     })
     expect(fired.length).toBeGreaterThan(0)
     expect(fired[0]!.stack).toContain(join(root, "src", "service"))
+  }, 120_000)
+
+  it("control: a process.nextTick from service code during the day is caught", async () => {
+    const scenario = loadScenario(join(SCENARIO_DIR, "liquidity-midnight.json"))
+    const { fired } = await realTimersDuring(async () => {
+      await runScenario(scenario, { durationSec: 120, expectations: false, tamper: (x) => x.onApply(() => process.nextTick(() => {})) })
+    })
+    expect(fired.map((f) => f.kind)).toContain("nextTick")
+    expect(fired.find((f) => f.kind === "nextTick")!.stack).toContain(join(root, "src", "service"))
   }, 120_000)
 
   it("an Effect run inside the world uses the simulator's Scheduler: Effect's default one would fire setTimeout(0)", async () => {
