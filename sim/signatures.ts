@@ -22,6 +22,7 @@
 // An ASCII message is never taken for an order.
 import { hash } from "node:crypto"
 import bs58 from "bs58"
+import { ORDER_MESSAGE_BYTES, ORDER_MESSAGE_USER_AT } from "../src/auth/messages.ts"
 import type { UserKey } from "../src/client/keys.ts"
 import type { Verifier } from "../src/auth/verifier.ts"
 import { verifyUser } from "../src/auth/ed25519.ts"
@@ -31,8 +32,6 @@ export const SIGNING_MODES: readonly SigningMode[] = ["token", "ed25519"]
 
 /** Not a key: nothing outside the world sees a token, and no agent makes one except through its signer. */
 const TOKEN_PREFIX = Buffer.from("twinbook-sim-order-token-v1:", "utf8")
-
-const ORDER_MESSAGE_BYTES = 90
 
 /** SPEC §5.3's order message signed by `userBytes` (and not a text that happens to be 90 bytes long). */
 const isOwnOrderMessage = (message: Uint8Array, userBytes: Uint8Array): boolean => {
@@ -45,7 +44,7 @@ const isOwnOrderMessage = (message: Uint8Array, userBytes: Uint8Array): boolean 
     }
   }
   if (!binary) return false
-  for (let i = 0; i < 32; i++) if (message[32 + i] !== userBytes[i]) return false
+  for (let i = 0; i < 32; i++) if (message[ORDER_MESSAGE_USER_AT + i] !== userBytes[i]) return false
   return true
 }
 

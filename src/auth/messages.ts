@@ -68,12 +68,16 @@ export interface OrderMessageFields {
   readonly nonce: number
 }
 
+/** SPEC §5.3's order message: its length, and where the signer's raw public key sits in it (32 bytes). */
+export const ORDER_MESSAGE_BYTES = 90
+export const ORDER_MESSAGE_USER_AT = 32
+
 /** The canonical 90-byte order message (SPEC §5.3). */
 export const orderMessage = (o: OrderMessageFields): Uint8Array => {
-  const buf = new Uint8Array(90)
+  const buf = new Uint8Array(ORDER_MESSAGE_BYTES)
   const view = new DataView(buf.buffer)
   buf.set(marketBytesOf(o.marketId), 0)
-  buf.set(userBytesOf(o.user), 32)
+  buf.set(userBytesOf(o.user), ORDER_MESSAGE_USER_AT)
   buf[64] = o.outcome === "yes" ? 0 : 1
   buf[65] = o.side === "buy" ? 0 : 1
   setU64(view, 66, o.priceBps)

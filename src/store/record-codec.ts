@@ -136,12 +136,11 @@ const encodeCancel = (record: JournalRecord, cmd: Extract<JournalRecord["cmd"], 
  * room, so the frame is one allocation); null when the record must be written as JSON.
  */
 export const encodeBinary = (record: JournalRecord, headerBytes: number): Buffer | null => {
-  if (record === null || typeof record !== "object" || !keysInOrder(record, RECORD_KEYS, []) || !safeInt(record.seq) || !safeInt(record.tsSec)) return null
-  const cmd = record.cmd
-  if (cmd === null || typeof cmd !== "object") return null
-  if (cmd.type === "place_order") return encodePlace(record, cmd, headerBytes)
-  if (cmd.type === "cancel_order") return encodeCancel(record, cmd, headerBytes)
-  return null
+  // The command's kind first: every other record goes to JSON without walking its keys.
+  const cmd = record?.cmd
+  if (cmd === null || typeof cmd !== "object" || (cmd.type !== "place_order" && cmd.type !== "cancel_order")) return null
+  if (!keysInOrder(record, RECORD_KEYS, []) || !safeInt(record.seq) || !safeInt(record.tsSec)) return null
+  return cmd.type === "place_order" ? encodePlace(record, cmd, headerBytes) : encodeCancel(record, cmd, headerBytes)
 }
 
 /** Thrown for a binary payload that does not parse (the frame's CRC held, so only a writer bug makes one). */

@@ -124,6 +124,10 @@ describe("SimChain: blocks, transfers and logs", () => {
     expect(() => chain.mint(USDG, alice, -1n)).toThrow(RangeError)
     expect(await rejection(chain.payout(bob, -1n, wid(1)))).toBeInstanceOf(RangeError)
     expect(await rejection(chain.balanceOf(USDG, "nope" as Address))).toBeInstanceOf(TypeError)
+    // A watch list's addresses are checked once and remembered: a malformed one is refused every time it is asked for.
+    const logs = funded()
+    for (let i = 0; i < 2; i++) expect(await rejection(logs.transfersTo([bob, "0x1234" as Address], 0n, 1n))).toBeInstanceOf(TypeError)
+    expect(await logs.transfersTo([alice.toUpperCase().replace("0X", "0x") as Address], 0n, 1n)).toHaveLength(2)
   })
 
   it("stamps blocks with blockTimeSec or the injected clock", () => {
