@@ -4,6 +4,7 @@
 // run (issue 15: figures vary from machine to machine, a ratio does not).
 // Flags: --orders=N  --users=N  --concurrency=N  --subscribers=N  --updates=N  --verify-samples=N
 import { spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { createPrivateKey, createPublicKey, sign as edSign } from "node:crypto"
 import { Agent, request } from "node:http"
 import bs58 from "bs58"
@@ -84,12 +85,57 @@ const call = (port: number, method: string, path: string, body: string, headers:
     req.end(body)
   })
 
-const startServer = (): Promise<{ port: number; stop: () => void }> =>
+/**
+ * Sum and count of the server's own time on accepted POST /v1/orders (its request histogram,
+ * from the body read to the answer ready: verification, matching, the journal's fdatasync).
+ */
+const serverOrderTime = async (port: number): Promise<{ seconds: number; count: number }> => {
+  const text = (await call(port, "GET", "/metrics", "", { authorization: `Bearer ${ADMIN}` })).body
+  const pick = (suffix: string): number => {
+    const line = text
+      .split("\n")
+      .find((l) => l.startsWith(`twinbook_http_request_duration_seconds_${suffix}{`) && l.includes('method="POST"') && l.includes('route="/v1/orders"') && l.includes('status="200"'))
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
+  }
+  return { seconds: pick("sum"), count: pick("count") }
+}
+
+/**
+ * CPU time of each thread of process `pid` in µs (Linux /proc, 10 ms ticks), keyed by thread id;
+ * empty elsewhere. The main thread's id is the pid.
+ */
+const threadCpuMicros = (pid: number): Map<number, number> => {
+  const out = new Map<number, number>()
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      // Fields after the parenthesised name: state is [0], utime [11], stime [12].
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "latin1")
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      out.set(Number(tid), (Number(f[11]) + Number(f[12])) * 10_000)
+    }
+  } catch {
+    // not Linux, or the thread ended between the listing and the read
+  }
+  return out
+}
+
+/** The server's CPU per order over the timed loop: its main thread, its busiest other thread (the verify worker), and the rest. */
+const serverCpuPerOrder = (before: Map<number, number>, after: Map<number, number>, pid: number, orders: number) => {
+  const used = [...after].map(([tid, us]) => ({ tid, us: us - (before.get(tid) ?? 0) }))
+  const main = used.find((t) => t.tid === pid)?.us ?? 0
+  const others = used.filter((t) => t.tid !== pid).sort((a, b) => b.us - a.us)
+  const busiest = others[0]?.us ?? 0
+  const rest = others.slice(1).reduce((n, t) => n + t.us, 0)
+  return { mainCpuUsPerOrder: Math.round(main / orders), verifyWorkerCpuUsPerOrder: Math.round(busiest / orders), otherThreadsCpuUsPerOrder: Math.round(rest / orders) }
+}
+
+const startServer = (): Promise<{ port: number; pid: number; stop: () => void }> =>
   new Promise((resolve, reject) => {
     // BENCH_SERVER_FLAGS (e.g. --cpu-prof) profiles the server process.
     const extra = (process.env.BENCH_SERVER_FLAGS ?? "").split(" ").filter((f) => f !== "")
-    const child = spawn(process.execPath, [...extra, "--import", "tsx", "bench/api-server.ts"], { stdio: ["ignore", "pipe", "inherit"] })
-    child.stdout.once("data", (d: Buffer) => resolve({ port: Number(d.toString().trim()), stop: () => child.kill("SIGTERM") }))
+    // The server runs with the young generation `npm start` gives the service (package.json).
+    const child = spawn(process.execPath, [...extra, "--max-semi-space-size=64", "--import", "tsx", "bench/api-server.ts"], { stdio: ["ignore", "pipe", "inherit"] })
+    child.stdout.once("data", (d: Buffer) => resolve({ port: Number(d.toString().trim()), pid: child.pid ?? 0, stop: () => child.kill("SIGTERM") }))
     child.once("error", reject)
   })
 
@@ -148,6 +194,8 @@ export const apiSuite: Suite = async ({ args, report, log }) => {
     for (let i = 0; i < orders; i++) queues[(i % userCount) % concurrency]!.push(i)
     const conns = await Promise.all(queues.map(() => RawConnection.open(port)))
     const wire = bodies.map((b) => RawConnection.request("POST", "/v1/orders", b.body, { cookie: b.cookie }))
+    const server0 = await serverOrderTime(port)
+    const threads0 = threadCpuMicros(server.pid)
     const t0 = process.hrtime.bigint()
     const cpu0 = process.cpuUsage()
     await Promise.all(
@@ -165,9 +213,15 @@ export const apiSuite: Suite = async ({ args, report, log }) => {
     for (const c of conns) c.close()
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9
     const cpu = process.cpuUsage(cpu0)
+    const threads1 = threadCpuMicros(server.pid)
+    const server1 = await serverOrderTime(port)
     // The load generator shares the machine's cores with the server: its cost per order bounds what is left.
     log(`load generator CPU: ${Math.round((cpu.user + cpu.system) / orders)} µs per order`)
     const verifyCapacityPerSec = Math.max(capacityBefore, await verifyCapacity(verifyWorkers, samples))
+    let latencySumMs = 0
+    for (const l of latencies) latencySumMs += l
+    const clientMeanMs = latencySumMs / orders
+    const serverMeanMs = (1000 * (server1.seconds - server0.seconds)) / Math.max(1, server1.count - server0.count)
     latencies.sort()
     const ordersPerSec = Math.round(orders / seconds)
     const p99Ms = round(percentile(latencies, 99), 2)
@@ -177,6 +231,13 @@ export const apiSuite: Suite = async ({ args, report, log }) => {
       ordersPerSec,
       p50Ms: round(percentile(latencies, 50), 2),
       p99Ms,
+      // Where a round trip goes: inside the server's handler, and the rest (HTTP framing, loopback,
+      // the load generator's own turn on the same cores) before the connection sends its next order.
+      meanMs: round(clientMeanMs, 2),
+      serverMeanMs: round(serverMeanMs, 2),
+      outsideServerShare: round(1 - serverMeanMs / clientMeanMs, 3),
+      ...serverCpuPerOrder(threads0, threads1, server.pid, orders),
+      loadGeneratorCpuUsPerOrder: Math.round((cpu.user + cpu.system) / orders),
       orders,
       users: userCount,
       concurrency,

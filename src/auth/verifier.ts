@@ -43,13 +43,15 @@ export const workerVerifier = (size: number, hooks: { onSpawn?: (worker: Worker)
   const spawn = (slot: Slot): Worker => {
     const w = new Worker(new URL("./verify-worker.mjs", import.meta.url))
     w.unref()
-    w.on("message", ({ id, results }: { id: number; results: Uint8Array }) => {
+    // A batch may be answered in parts (verify-worker.mjs): answers `from`.. of batch `id`.
+    w.on("message", ({ id, from, results }: { id: number; from: number; results: Uint8Array }) => {
       const batch = slot.inFlight.get(id)
       if (batch === undefined) return
-      slot.inFlight.delete(id)
-      for (let i = 0; i < batch.resolvers.length; i++) batch.resolvers[i]!(results[i] === 1)
+      if (from + results.length >= batch.resolvers.length) slot.inFlight.delete(id)
+      for (let i = 0; i < results.length; i++) batch.resolvers[from + i]!(results[i] === 1)
     })
     const fail = (): void => {
+      // A part already answered is answered again inline: a settled promise ignores it.
       for (const batch of slot.inFlight.values()) {
         batch.items.forEach(([user, , message, signature], i) => batch.resolvers[i]!(verifyUser(user, message, signature)))
       }

@@ -40,6 +40,26 @@ describe("signature verifiers", () => {
     expect(await Promise.all(burst.map((c) => pool.verify(c.user, c.message, c.signature)))).toEqual(burst.map((c) => c.want))
   })
 
+  it("answers a batch of four or more in two parts, each answer to its own request", async () => {
+    const parts: Array<{ from: number; count: number }> = []
+    const pool = workerVerifier(1, { onSpawn: (w) => w.on("message", (m: { from: number; results: Uint8Array }) => parts.push({ from: m.from, count: m.results.length })) })
+    pools.push(pool)
+    const all = cases()
+    // Nine that reach the worker (the first four cases; a bad key or length is refused before),
+    // in one turn: one batch, answered as 5 then 4; mixed answers catch an offset slip.
+    const burst = Array.from({ length: 9 }, (_, i) => all[(i * 3) % 4]!)
+    expect(await Promise.all(burst.map((c) => pool.verify(c.user, c.message, c.signature)))).toEqual(burst.map((c) => c.want))
+    expect(parts).toEqual([
+      { from: 0, count: 5 },
+      { from: 5, count: 4 }
+    ])
+    // Three (under four): one answer.
+    parts.length = 0
+    const small = all.slice(0, 3)
+    expect(await Promise.all(small.map((c) => pool.verify(c.user, c.message, c.signature)))).toEqual(small.map((c) => c.want))
+    expect(parts).toEqual([{ from: 0, count: 3 }])
+  })
+
   it("answers in-flight requests and keeps serving after its worker dies", async () => {
     const spawned: Worker[] = []
     const pool = workerVerifier(1, { onSpawn: (w) => spawned.push(w) })
