@@ -121,6 +121,7 @@ const threadCpuMicros = (pid: number): Map<number, number> => {
 
 /** The server's CPU per order over the timed loop: its main thread, its busiest other thread (the verify worker), and the rest. */
 const serverCpuPerOrder = (before: Map<number, number>, after: Map<number, number>, pid: number, orders: number) => {
+  if (after.size === 0) return {} // no /proc: say nothing rather than zeros
   const used = [...after].map(([tid, us]) => ({ tid, us: us - (before.get(tid) ?? 0) }))
   const main = used.find((t) => t.tid === pid)?.us ?? 0
   const others = used.filter((t) => t.tid !== pid).sort((a, b) => b.us - a.us)
