@@ -28,13 +28,15 @@ const checkOne = ([pub, message, signature]) => {
   }
 }
 
+/** Verifies items from..to-1 and posts their answers (one byte each) as one part. */
+const answer = (id, items, from, to) => {
+  const results = new Uint8Array(to - from)
+  for (let i = from; i < to; i++) results[i - from] = checkOne(items[i])
+  parentPort.postMessage({ id, from, results }, [results.buffer])
+}
+
 parentPort.on("message", ({ id, items }) => {
-  const results = new Uint8Array(items.length)
   const split = items.length >= 4 ? Math.ceil(items.length / 2) : items.length
-  for (let i = 0; i < split; i++) results[i] = checkOne(items[i])
-  if (split === items.length) return parentPort.postMessage({ id, from: 0, results }, [results.buffer])
-  parentPort.postMessage({ id, from: 0, results: results.slice(0, split) })
-  for (let i = split; i < items.length; i++) results[i] = checkOne(items[i])
-  const rest = results.slice(split)
-  parentPort.postMessage({ id, from: split, results: rest }, [rest.buffer])
+  answer(id, items, 0, split)
+  if (split < items.length) answer(id, items, split, items.length)
 })

@@ -60,6 +60,25 @@ describe("signature verifiers", () => {
     expect(parts).toEqual([{ from: 0, count: 3 }])
   })
 
+  it("a worker that dies between a batch's two parts: every request still gets its own answer", async () => {
+    const firstWorkerParts: number[] = []
+    let spawns = 0
+    // The first worker is cut as soon as its first part arrives; its replacement is left alone.
+    const pool = workerVerifier(1, {
+      onSpawn: (w) => {
+        if (++spawns > 1) return
+        w.on("message", (m: { from: number }) => firstWorkerParts.push(m.from))
+        w.once("message", () => void w.terminate())
+      }
+    })
+    pools.push(pool)
+    const all = cases()
+    // 400 in one batch: the second half (~20 ms of verifying) is still running when the cut lands.
+    const burst = Array.from({ length: 400 }, (_, i) => all[(i * 3) % 4]!)
+    expect(await Promise.all(burst.map((c) => pool.verify(c.user, c.message, c.signature)))).toEqual(burst.map((c) => c.want))
+    expect(firstWorkerParts).toEqual([0]) // only the first part came from the worker; the rest inline
+  })
+
   it("answers in-flight requests and keeps serving after its worker dies", async () => {
     const spawned: Worker[] = []
     const pool = workerVerifier(1, { onSpawn: (w) => spawned.push(w) })
