@@ -17,6 +17,29 @@ export const inlineVerifier = (): Verifier => ({
 
 type Item = readonly [user: string, pub: Uint8Array, message: Uint8Array, signature: Uint8Array]
 
+/**
+ * A batch as one transferred buffer, per item: the 32-byte key, the 64-byte signature, the
+ * message's length (u32, little-endian) and the message (layout read by verify-worker.mjs).
+ * Structured clone copies a view's whole backing ArrayBuffer, and a signature or key parsed
+ * from hex or base58 is a view into Node's shared 8 KiB pool: a batch of 8 cloned ~10 of
+ * those slabs (~35 µs on the main thread, the same again to rebuild them in the worker).
+ */
+const packBatch = (items: ReadonlyArray<Item>): Uint8Array<ArrayBuffer> => {
+  let bytes = 0
+  for (const [, , message] of items) bytes += 100 + message.length
+  const data = new Uint8Array(bytes)
+  const view = new DataView(data.buffer)
+  let at = 0
+  for (const [, pub, message, signature] of items) {
+    data.set(pub, at)
+    data.set(signature, at + 32)
+    view.setUint32(at + 96, message.length, true)
+    data.set(message, at + 100)
+    at += 100 + message.length
+  }
+  return data
+}
+
 interface Batch {
   readonly items: Item[]
   readonly resolvers: Array<(ok: boolean) => void>
@@ -77,7 +100,8 @@ export const workerVerifier = (size: number, hooks: { onSpawn?: (worker: Worker)
       slot.pending = null
       const id = nextId++
       slot.inFlight.set(id, batch)
-      slot.worker.postMessage({ id, items: batch.items.map(([, pub, message, signature]) => [pub, message, signature]) })
+      const data = packBatch(batch.items)
+      slot.worker.postMessage({ id, count: batch.items.length, data }, [data.buffer])
     }
   }
   const shard = (user: string): number => {

@@ -25,6 +25,37 @@ export const OrderRequest = Schema.Struct({
   session_pub: Schema.optional(Schema.String)
 }).annotations({ identifier: "OrderRequest" })
 
+const ORDER_TYPES: ReadonlySet<unknown> = new Set(["gtc", "post_only", "ioc", "fok"])
+const STPS: ReadonlySet<unknown> = new Set(["cancel_resting", "cancel_taking", "cancel_both"])
+const intBetween = (v: unknown, min: number, max: number): v is number => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
+
+/**
+ * OrderRequest decided by hand for decodeBody (Effect Schema's decode was ~5% of a signed
+ * order's main-thread time): the decoded value of a body every field of which is right, else
+ * undefined. Keys come out in the schema's order, absent optional ones absent, as the schema gives.
+ */
+export const orderRequestFast = (body: unknown): Schema.Schema.Type<typeof OrderRequest> | undefined => {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined
+  const b = body as Record<string, unknown>
+  const { market_id, user, side, outcome, price, size, order_type, signature, nonce, builder_api_key, stp, session_pub } = b
+  if (typeof market_id !== "string" || market_id.length < 1 || market_id.length > 128) return undefined
+  if (typeof user !== "string" || typeof signature !== "string") return undefined
+  if ((side !== "buy" && side !== "sell") || (outcome !== "yes" && outcome !== "no")) return undefined
+  if (!intBetween(price, 0, 10_000) || !intBetween(size, 1, 100_000_000) || !intBetween(nonce, 1, Number.MAX_SAFE_INTEGER)) return undefined
+  if (order_type !== undefined && !ORDER_TYPES.has(order_type)) return undefined
+  if (builder_api_key !== undefined && (typeof builder_api_key !== "string" || builder_api_key.length > 128)) return undefined
+  if (stp !== undefined && !STPS.has(stp)) return undefined
+  if (session_pub !== undefined && typeof session_pub !== "string") return undefined
+  const out: Record<string, unknown> = { market_id, user, side, outcome, price, size }
+  if ("order_type" in b) out.order_type = order_type
+  out.signature = signature
+  out.nonce = nonce
+  if ("builder_api_key" in b) out.builder_api_key = builder_api_key
+  if ("stp" in b) out.stp = stp
+  if ("session_pub" in b) out.session_pub = session_pub
+  return out as Schema.Schema.Type<typeof OrderRequest>
+}
+
 export const CancelRequest = Schema.Struct({
   order_id: Int.pipe(Schema.greaterThanOrEqualTo(1)),
   signature: Schema.optional(Schema.String),
@@ -193,10 +224,17 @@ const firstPath = (issue: ParseResult.ParseIssue): string => {
   return parts.join(".")
 }
 
-/** Decodes a body or throws the given 400 code with a short description of the first problem. */
-export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode) => {
+/**
+ * Decodes a body or throws the given 400 code with a short description of the first problem.
+ * `fast`, for a hot route, decides the common well-formed body by hand and gives undefined for
+ * anything else, which the schema then decides (its answer and its error): it may only accept
+ * what the schema accepts, with the same value (test/domain/schemas-fast.test.ts).
+ */
+export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode, fast?: (body: unknown) => A | undefined) => {
   const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore" })
   return (body: unknown): A => {
+    const quick = fast?.(body)
+    if (quick !== undefined) return quick
     const result = decode(body)
     if (Either.isRight(result)) return result.right
     throw new ApiError(code, describeIssue(result.left))

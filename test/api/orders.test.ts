@@ -281,6 +281,8 @@ describe("POST /v1/orders: request validation", () => {
       ["65 bytes", `${sig}00`],
       ["odd length", sig.slice(0, 127)],
       ["non-hex", `g${sig.slice(1)}`],
+      ["non-hex last", `${sig.slice(0, 127)}g`],
+      ["space inside", `${sig.slice(0, 64)} ${sig.slice(65)}`],
       ["base64", Buffer.from(sig, "hex").toString("base64")]
     ]
     for (const [label, signature] of cases) {

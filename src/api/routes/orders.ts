@@ -1,6 +1,6 @@
 // Orders: place (signed, cookie), cancel, cancel-all, and a user's resting orders.
 import { ApiError } from "../../domain/errors.ts"
-import { CancelAllRequest, CancelRequest, decodeBody, OrderRequest } from "../../domain/schemas.ts"
+import { CancelAllRequest, CancelRequest, decodeBody, OrderRequest, orderRequestFast } from "../../domain/schemas.ts"
 import { openOrders } from "../../service/views.ts"
 import { type AppCtx, requireSession, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
@@ -10,7 +10,7 @@ import { LIMITS } from "../../usecase/rate-limit.ts"
 
 export { rejection } from "../../usecase/place-order.ts"
 
-const decodeOrder = decodeBody(OrderRequest, "invalid_order_shape")
+const decodeOrder = decodeBody(OrderRequest, "invalid_order_shape", orderRequestFast)
 const decodeCancel = decodeBody(CancelRequest, "invalid_shape")
 const decodeCancelAll = decodeBody(CancelAllRequest, "invalid_shape")
 
