@@ -1,6 +1,7 @@
 // The journal's disk with two measurements added: records per write (the group-commit batch)
-// and the fdatasync's latency, on the monotonic clock. It wraps the Storage port, so the
-// journal's code is unchanged and the simulator (which passes its own disk) measures nothing.
+// and the latency of making it durable, on the monotonic clock: the write itself on an O_DSYNC
+// file (the live disk), else the fdatasync. It wraps the Storage port, so the journal's code is
+// unchanged and the simulator (which passes its own disk) measures nothing.
 import type { AppendFile, Storage } from "../store/storage.ts"
 
 export interface JournalObserver {
@@ -15,9 +16,13 @@ export const meteredStorage = (inner: Storage, monoMs: () => number, observe: Jo
     const file: AppendFile = await inner.openAppend(path)
     return {
       ...file,
-      writev: (buffers) => {
+      writev: async (buffers) => {
         observe.batch(buffers.length)
-        return file.writev(buffers)
+        if (!file.writesAreDurable) return file.writev(buffers)
+        const t0 = monoMs()
+        const written = await file.writev(buffers)
+        observe.fsyncSeconds((monoMs() - t0) / 1000)
+        return written
       },
       datasync: async () => {
         const t0 = monoMs()

@@ -71,13 +71,13 @@ export class ServiceMetrics {
   readonly fillContracts = new Counter({ name: "twinbook_fill_contracts_total", help: "Contracts filled", registers: [this.registry] })
   readonly journalBatch = new Histogram({
     name: "twinbook_journal_batch_records",
-    help: "Records per journal write (group commit: one fdatasync covers the batch)",
+    help: "Records per journal write (group commit: one durable write covers the batch)",
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
     registers: [this.registry]
   })
   readonly journalFsync = new Histogram({
     name: "twinbook_journal_fsync_seconds",
-    help: "Latency of the journal's fdatasync per batch",
+    help: "Latency of making a journal batch durable (the O_DSYNC write; the fdatasync where writes are not synchronous)",
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry]
   })

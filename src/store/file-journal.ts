@@ -212,10 +212,13 @@ export const openJournal = async (
           batch.map((p) => p.frame),
           path
         )
-        try {
-          await fh.datasync()
-        } catch (err) {
-          throw new StorageError("fdatasync", path, err)
+        // An O_DSYNC file's writes were durable as they returned.
+        if (!fh.writesAreDurable) {
+          try {
+            await fh.datasync()
+          } catch (err) {
+            throw new StorageError("fdatasync", path, err)
+          }
         }
       } catch (err) {
         failed = err
