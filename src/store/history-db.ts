@@ -275,7 +275,7 @@ export class HistoryStore {
       for (const d of rows.deposits) this.pendingDeposits.push(d)
       for (const w of rows.withdrawals) this.pendingWithdrawals.push(w)
     }
-    for (const row of rewardRows(record, result.paid)) this.pendingRewards.push(row)
+    if (result.paid !== undefined) for (const row of rewardRows(record, result.paid)) this.pendingRewards.push(row)
   }
 
   /** Appends buffered deposit, withdrawal and reward rows through `target` (inside flush's transaction). */

@@ -71,50 +71,61 @@ const withdrawalRow = (r: JournalRecord, w: WithdrawalRecord): WithdrawalRow => 
   error: w.error
 })
 
-/** The rows a just-applied record produced (none for records that touch neither book). */
-export const ledgerRows = (r: JournalRecord, x: Exchange): { deposits: DepositRow[]; withdrawals: WithdrawalRow[] } => {
-  const deposits: DepositRow[] = []
-  const withdrawals: WithdrawalRow[] = []
+/** The rows of records that touch neither book (orders, cancels, most records): shared, never written to. */
+const NO_ROWS: { readonly deposits: readonly DepositRow[]; readonly withdrawals: readonly WithdrawalRow[] } = Object.freeze({
+  deposits: Object.freeze([]),
+  withdrawals: Object.freeze([])
+})
+
+const depositRows = (r: JournalRecord, x: Exchange, key: string): DepositRow[] => {
+  const d = x.deposits.byKey.get(key)
+  return d === undefined ? [] : [depositRow(r, d)]
+}
+
+const withdrawalRows = (r: JournalRecord, x: Exchange, id: string): WithdrawalRow[] => {
+  const w = x.withdrawals.byId.get(id)
+  return w === undefined ? [] : [withdrawalRow(r, w)]
+}
+
+/**
+ * The rows a just-applied record produced (none for records that touch neither book). Runs for
+ * every record: no closures made per call (each cost a `__name` under tsx, ~2% of a signed
+ * order's main-thread time), and one shared empty answer for the records that touch neither.
+ */
+export const ledgerRows = (r: JournalRecord, x: Exchange): { readonly deposits: readonly DepositRow[]; readonly withdrawals: readonly WithdrawalRow[] } => {
   const cmd = r.cmd
-  const deposit = (key: string): void => {
-    const d = x.deposits.byKey.get(key)
-    if (d !== undefined) deposits.push(depositRow(r, d))
-  }
-  const withdrawal = (id: string): void => {
-    const w = x.withdrawals.byId.get(id)
-    if (w !== undefined) withdrawals.push(withdrawalRow(r, w))
-  }
   switch (cmd.type) {
     case "deposit_detected":
-      deposit(`${cmd.txHash}:${cmd.logIndex}`)
-      break
+      return { deposits: depositRows(r, x, `${cmd.txHash}:${cmd.logIndex}`), withdrawals: [] }
     case "deposit_confirming":
     case "deposit_confirmed":
-      deposit(cmd.key)
-      break
-    case "deposit_reorged":
-      if (!x.deposits.byKey.has(cmd.key)) {
-        const at = cmd.key.lastIndexOf(":")
-        deposits.push({
-          seq: r.seq, time: r.tsSec, depositKey: cmd.key, txSignature: cmd.key.slice(0, at), logIndex: Number(cmd.key.slice(at + 1)),
-          wallet: null, user: null, token: null, amountMicro: null, stage: "reorged", error: null, seenAt: null, creditedAt: null
-        })
+      return { deposits: depositRows(r, x, cmd.key), withdrawals: [] }
+    case "deposit_reorged": {
+      if (x.deposits.byKey.has(cmd.key)) return NO_ROWS
+      const at = cmd.key.lastIndexOf(":")
+      const row: DepositRow = {
+        seq: r.seq, time: r.tsSec, depositKey: cmd.key, txSignature: cmd.key.slice(0, at), logIndex: Number(cmd.key.slice(at + 1)),
+        wallet: null, user: null, token: null, amountMicro: null, stage: "reorged", error: null, seenAt: null, creditedAt: null
       }
-      break
-    case "link_wallet":
+      return { deposits: [row], withdrawals: [] }
+    }
+    case "link_wallet": {
       // Deposits waiting for this link are credited by it.
+      const deposits: DepositRow[] = []
       for (const d of x.deposits.ofWallet(cmd.wallet)) if (d.creditedAtSec === r.tsSec && d.user === cmd.user) deposits.push(depositRow(r, d))
-      break
-    case "withdraw":
-      if (x.withdrawals.byId.get(withdrawalId(cmd.user, cmd.withdrawNonce))?.createdAtSec === r.tsSec) withdrawal(withdrawalId(cmd.user, cmd.withdrawNonce))
-      break
+      return { deposits, withdrawals: [] }
+    }
+    case "withdraw": {
+      const id = withdrawalId(cmd.user, cmd.withdrawNonce)
+      return x.withdrawals.byId.get(id)?.createdAtSec === r.tsSec ? { deposits: [], withdrawals: withdrawalRows(r, x, id) } : NO_ROWS
+    }
     case "withdrawal_sent":
     case "withdrawal_confirmed":
     case "withdrawal_refunded":
-      withdrawal(cmd.id)
-      break
+      return { deposits: [], withdrawals: withdrawalRows(r, x, cmd.id) }
+    default:
+      return NO_ROWS
   }
-  return { deposits, withdrawals }
 }
 
 /** One paid maker of one UTC day (`day`: days since 1970-01-01), written by the record that paid it. */
