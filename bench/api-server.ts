@@ -9,7 +9,7 @@ import { startService } from "../src/runtime/boot.ts"
 
 export const BENCH_ADMIN_TOKEN = "bench-admin-token"
 
-// Durable like the live service (journal + fdatasync per batch) unless BENCH_DURABLE=0.
+// Durable like the live service (journal: one O_DSYNC write per batch) unless BENCH_DURABLE=0.
 const dataDir = process.env.BENCH_DURABLE === "0" ? undefined : mkdtempSync(join(tmpdir(), "twinbook-api-bench-"))
 const service = await startService({
   ...(dataDir === undefined ? {} : { dataDir }),

@@ -87,7 +87,7 @@ const call = (port: number, method: string, path: string, body: string, headers:
 
 /**
  * Sum and count of the server's own time on accepted POST /v1/orders (its request histogram,
- * from the body read to the answer ready: verification, matching, the journal's fdatasync).
+ * from the body read to the answer ready: verification, matching, the journal's durable write).
  */
 const serverOrderTime = async (port: number): Promise<{ seconds: number; count: number }> => {
   const text = (await call(port, "GET", "/metrics", "", { authorization: `Bearer ${ADMIN}` })).body
