@@ -135,7 +135,10 @@ const startServer = (): Promise<{ port: number; pid: number; stop: () => void }>
     // BENCH_SERVER_FLAGS (e.g. --cpu-prof) profiles the server process.
     const extra = (process.env.BENCH_SERVER_FLAGS ?? "").split(" ").filter((f) => f !== "")
     // The server runs with the young generation `npm start` gives the service (package.json).
-    const child = spawn(process.execPath, [...extra, "--max-semi-space-size=64", "--import", "tsx", "bench/api-server.ts"], { stdio: ["ignore", "pipe", "inherit"] })
+    // The flags of `npm start` (docs/decisions.md: the young generation, V8's helper pool).
+    const child = spawn(process.execPath, [...extra, "--max-semi-space-size=64", "--v8-pool-size=1", "--import", "tsx", "bench/api-server.ts"], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     child.stdout.once("data", (d: Buffer) => resolve({ port: Number(d.toString().trim()), pid: child.pid ?? 0, stop: () => child.kill("SIGTERM") }))
     child.once("error", reject)
   })
