@@ -228,7 +228,7 @@ const firstPath = (issue: ParseResult.ParseIssue): string => {
  * Decodes a body or throws the given 400 code with a short description of the first problem.
  * `fast`, for a hot route, decides the common well-formed body by hand and gives undefined for
  * anything else, which the schema then decides (its answer and its error): it may only accept
- * what the schema accepts, with the same value (test/domain/schemas-fast.test.ts).
+ * what the schema accepts, with the same value (test/api/order-decode-fast.test.ts).
  */
 export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode, fast?: (body: unknown) => A | undefined) => {
   const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore" })
