@@ -105,13 +105,13 @@ export const decodeUserKey = (user: unknown): Uint8Array | null => {
 }
 
 /**
- * Parses a hex signature: null unless it is exactly 64 bytes of hex (no 0x). Node's hex decoder
- * stops at the first pair that is not hex, so 128 characters give 64 bytes only when all are hex.
+ * Parses a hex signature: null unless it is exactly 64 bytes of hex (no 0x). The pattern is
+ * checked first: Node's hex decoder reads only the low byte of each character, so it takes
+ * U+0130 for "0" and a lone surrogate U+D835 for "5" (test/api/orders.test.ts).
  */
 export const parseSignatureHex = (sig: unknown): Buffer | null => {
-  if (typeof sig !== "string" || sig.length !== 128) return null
-  const bytes = Buffer.from(sig, "hex")
-  return bytes.length === 64 ? bytes : null
+  if (typeof sig !== "string" || sig.length !== 128 || !/^[0-9a-fA-F]{128}$/.test(sig)) return null
+  return Buffer.from(sig, "hex")
 }
 
 /** Verifies a 64-byte signature by `user` (base58 key) over `message`. False on any malformed or refused input. */

@@ -283,6 +283,10 @@ describe("POST /v1/orders: request validation", () => {
       ["non-hex", `g${sig.slice(1)}`],
       ["non-hex last", `${sig.slice(0, 127)}g`],
       ["space inside", `${sig.slice(0, 64)} ${sig.slice(65)}`],
+      // Node's hex decoder reads a character's low byte only: U+0100 | c decodes as c itself, so
+      // this string would decode to the very signature and the order would be accepted.
+      ["non-hex character read as its low byte", `${sig.slice(0, 127)}${String.fromCharCode(0x100 | sig.charCodeAt(127))}`],
+      ["lone surrogate", `${sig.slice(0, 126)}\ud835${sig.slice(127)}`],
       ["base64", Buffer.from(sig, "hex").toString("base64")]
     ]
     for (const [label, signature] of cases) {
