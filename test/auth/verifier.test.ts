@@ -40,6 +40,25 @@ describe("signature verifiers", () => {
     expect(await Promise.all(burst.map((c) => pool.verify(c.user, c.message, c.signature)))).toEqual(burst.map((c) => c.want))
   })
 
+  it("a batch of messages of different lengths (the packed layout carries each length): the inline answers", async () => {
+    const pool = workerVerifier(1)
+    pools.push(pool)
+    const inline = inlineVerifier()
+    const a = keyFromLabel("verifier-a")
+    const burst = [0, 1, 5, 90, 200, 3, 90, 1000].flatMap((bytes, i) => {
+      const message = Uint8Array.from({ length: bytes }, (_, j) => (i * 31 + j) & 0xff)
+      const signature = Buffer.from(a.sign(message), "hex")
+      // Each message signed, then the same signature over a one-byte-longer message (false).
+      return [
+        { message, signature },
+        { message: Uint8Array.from([...message, 7]), signature }
+      ]
+    })
+    const want = burst.map((_, i) => i % 2 === 0)
+    expect(await Promise.all(burst.map((c) => inline.verify(a.user, c.message, c.signature)))).toEqual(want)
+    expect(await Promise.all(burst.map((c) => pool.verify(a.user, c.message, c.signature)))).toEqual(want)
+  })
+
   it("answers a batch of four or more in two parts, each answer to its own request", async () => {
     const parts: Array<{ from: number; count: number }> = []
     const pool = workerVerifier(1, { onSpawn: (w) => w.on("message", (m: { from: number; results: Uint8Array }) => parts.push({ from: m.from, count: m.results.length })) })
