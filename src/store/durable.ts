@@ -53,7 +53,7 @@ export const recoverExchange = (
   nowMs: () => number,
   sink: JournalSink,
   opts: { repair: boolean; beforeReplay?: (exchange: Exchange) => void; storage?: Storage }
-): { exchange: Exchange; recovery: RecoveryReport } => {
+): { exchange: Exchange; recovery: RecoveryReport; lastSegmentBytes: number } => {
   const storage = opts.storage ?? nodeStorage
   // Repairing recovery (the service's own) moves damaged snapshots aside; a read-only one leaves them.
   const { loaded, skipped } = scanSnapshots(snapshotDir(dataDir), { quarantine: opts.repair, storage })
@@ -77,7 +77,8 @@ export const recoverExchange = (
       replayed,
       lastSeq: exchange.lastSeq,
       tornTail: journal.tornTail
-    }
+    },
+    lastSegmentBytes: journal.lastSegmentBytes
   }
 }
 
@@ -103,13 +104,14 @@ export const openDurableExchange = async (
   const sink: JournalSink = {
     append: (record) => (target === null ? Promise.reject(new Error("journal not open")) : target.append(record))
   }
-  const { exchange, recovery } = recoverExchange(dataDir, nowMs, sink, {
+  const { exchange, recovery, lastSegmentBytes } = recoverExchange(dataDir, nowMs, sink, {
     repair: true,
     storage,
     ...(opts.beforeReplay === undefined ? {} : { beforeReplay: opts.beforeReplay })
   })
   const journal = await openJournal(journalDir(dataDir), exchange.lastSeq + 1, opts.onFatal, {
     storage,
+    lastSegmentBytes,
     ...(opts.defer === undefined ? {} : { defer: opts.defer }),
     ...(opts.onDurable === undefined ? {} : { onDurable: opts.onDurable })
   })

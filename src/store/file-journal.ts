@@ -49,6 +49,8 @@ export interface RecoveredJournal {
   readonly lastSeq: number
   /** A torn or corrupt tail found (and, with `repair`, truncated away). */
   readonly tornTail: TornTail | null
+  /** Where the last segment's valid records end (0 without segments): appends continue there. */
+  readonly lastSegmentBytes: number
 }
 
 /**
@@ -58,8 +60,8 @@ export interface RecoveredJournal {
  */
 export const readJournal = (dir: string, fromSeq: number, opts: ScanOptions): RecoveredJournal => {
   const records: JournalRecord[] = []
-  const { lastSeq, tornTail } = scanJournal(dir, fromSeq, opts, (r) => void records.push(r))
-  return { records, lastSeq, tornTail }
+  const { lastSeq, tornTail, lastSegmentBytes } = scanJournal(dir, fromSeq, opts, (r) => void records.push(r))
+  return { records, lastSeq, tornTail, lastSegmentBytes }
 }
 
 /**
@@ -83,6 +85,7 @@ export const scanJournal = (
   const storage = opts.storage ?? nodeStorage
   const segments = listSegments(dir, storage)
   let tornTail: TornTail | null = null
+  let lastSegmentBytes = 0
   let expected = 0
   let lastSeq = 0
   for (let i = 0; i < segments.length; i++) {
@@ -117,8 +120,9 @@ export const scanJournal = (
     }
     if (gap !== null) throw gap
     if (count === 0) expected = Math.max(expected, seg.firstSeq)
+    lastSegmentBytes = decoded.validBytes
   }
-  return { lastSeq, tornTail }
+  return { lastSeq, tornTail, lastSegmentBytes }
 }
 
 export interface JournalOptions {
@@ -133,6 +137,11 @@ export interface JournalOptions {
   readonly defer?: (run: () => void) => void
   /** Told the last seq of each batch once it is durable, before its waiters are (the simulator's auditor counts acknowledgements). */
   readonly onDurable?: (lastSeq: number) => void
+  /**
+   * Where the last segment's records end, as the recovery just run found it (`scanJournal`);
+   * without it the segment is read to find out. Anything after (a reserve, a torn tail) is cut.
+   */
+  readonly lastSegmentBytes?: number
 }
 
 /** The buffers left to write after `written` bytes of `buffers` went out. */
@@ -181,6 +190,8 @@ export const openJournal = async (
   const created = storage.mkdirp(dir)
   const last = listSegments(dir, storage).at(-1)
   let path = join(dir, last === undefined ? segmentName(nextSeq) : segmentName(last.firstSeq))
+  // Appends continue right after the last record, not after zeros a crash left behind it.
+  if (last !== undefined) storage.truncate(path, opts.lastSegmentBytes ?? decodeFrames(storage.readFile(path), () => {}).validBytes)
   let fh: AppendFile = await storage.openAppend(path)
   if (last === undefined) {
     await storage.syncDir(dir)

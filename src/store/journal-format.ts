@@ -3,6 +3,10 @@
 // so a torn or corrupted tail is detected record by record. The payload is the record's
 // UTF-8 JSON (first byte `{`) or, for orders and cancels, the binary form of record-codec.ts
 // (first byte its tag).
+// A segment may end in a reserve: zeros the live disk wrote ahead of the records
+// (src/store/reserved-file.ts), left in place by a crash. No record has length 0, so
+// a whole header's worth of zeros or more, from a record boundary to the end, is that
+// reserve, not damage; fewer zeros, or zeros followed by anything else, are a torn tail.
 import { crc32 } from "node:zlib"
 import type { JournalRecord } from "../service/commands.ts"
 import { decodeBinary, encodeBinary } from "./record-codec.ts"
@@ -31,7 +35,7 @@ export const encodeRecord = (record: JournalRecord): Buffer => {
 
 export interface DecodedSegment {
   readonly records: JournalRecord[]
-  /** Bytes of whole, valid records; anything after is a torn or corrupt tail. */
+  /** Bytes of whole, valid records; anything after is a reserve of zeros (`problem` null) or a torn or corrupt tail. */
   readonly validBytes: number
   /** Why decoding stopped early, when it did. */
   readonly problem: string | null
@@ -51,6 +55,7 @@ export const decodeSegment = (buf: Buffer): DecodedSegment => {
 export const decodeFrames = (buf: Buffer, onRecord: (record: JournalRecord) => void): Omit<DecodedSegment, "records"> => {
   let offset = 0
   while (offset < buf.length) {
+    if (buf[offset] === 0 && buf.length - offset >= HEADER_BYTES && zerosFrom(buf, offset)) return { validBytes: offset, problem: null }
     if (buf.length - offset < HEADER_BYTES) return { validBytes: offset, problem: `torn header at byte ${offset}` }
     const length = buf.readUInt32LE(offset)
     const sum = buf.readUInt32LE(offset + 4)
@@ -69,4 +74,10 @@ export const decodeFrames = (buf: Buffer, onRecord: (record: JournalRecord) => v
     offset = end
   }
   return { validBytes: offset, problem: null }
+}
+
+/** Whether every byte from `offset` to the end is zero (the reserve). */
+const zerosFrom = (buf: Buffer, offset: number): boolean => {
+  for (let i = offset; i < buf.length; i++) if (buf[i] !== 0) return false
+  return true
 }

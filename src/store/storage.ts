@@ -16,8 +16,9 @@ import {
   writeSync
 } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
+import { reservedAppendFile } from "./reserved-file.ts"
 
-/** A file open for appending. */
+/** A file open for appending (the live one may hold zeros past its records: reserved-file.ts). */
 export interface AppendFile {
   /** One write attempt at the end of the file: resolves with the bytes written, which may be fewer than given. */
   writev(buffers: Buffer[]): Promise<number>
@@ -28,6 +29,7 @@ export interface AppendFile {
    */
   readonly writesAreDurable: boolean
   datasync(): Promise<void>
+  /** Bytes appended so far (the end of the records, not of a reserve after them). */
   size(): Promise<number>
   close(): Promise<void>
 }
@@ -49,9 +51,10 @@ export interface Storage {
   unlink(path: string): void
 }
 
-const fileOf = (fh: FileHandle, writesAreDurable: boolean): AppendFile => ({
+/** A plainly appended file (no O_DSYNC): durable once `datasync` returns. */
+const fileOf = (fh: FileHandle): AppendFile => ({
   writev: async (buffers) => (await fh.writev(buffers)).bytesWritten,
-  writesAreDurable,
+  writesAreDurable: false,
   datasync: () => fh.datasync(),
   size: async () => (await fh.stat()).size,
   close: () => fh.close()
@@ -72,12 +75,13 @@ export const nodeStorage: Storage = {
   readFile: (path) => readFileSync(path),
   truncate: (path, bytes) => truncateSync(path, bytes),
   // O_DSYNC: a batch costs one trip to the thread pool, not two (writev, then fdatasync), which
-  // was +3% signed orders/s and -0.3 ms per order in the API bench (docs/decisions.md). Where the
-  // platform has no O_DSYNC the file is opened plainly and synced with fdatasync.
+  // was +3% signed orders/s and -0.3 ms per order in the API bench (docs/decisions.md); its writes
+  // go into zeros written ahead (reserved-file.ts). Where the platform has no O_DSYNC the file is
+  // opened plainly for appending and synced with fdatasync.
   openAppend: async (path) =>
     DSYNC === undefined
-      ? fileOf(await open(path, "a"), false)
-      : fileOf(await open(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND | DSYNC), true),
+      ? fileOf(await open(path, "a"))
+      : reservedAppendFile(await open(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | DSYNC)),
   syncDir: async (dir) => {
     const d = await open(dir, "r")
     try {
