@@ -2,7 +2,7 @@
 // (the reserve). On the O_DSYNC file, an append that grows the file must also make its
 // new size durable: two device writes (the data, then the inode). A write into the
 // reserve changes no size, so it is one: -30% per durable write on this machine's ext4
-// and +3% signed orders/s in the API bench (docs/decisions.md "The journal's reserve").
+// and +2.7% signed orders/s in the API bench (docs/decisions.md "The journal's reserve").
 // The reserve grows a chunk at a time, off the write path, once less than half a chunk is
 // left; close cuts it off, so a cleanly closed segment holds only records. A crash leaves
 // it: the reader takes zeros from a record boundary to the end as the reserve
