@@ -57,7 +57,8 @@ export const snapshotCountingLogger = (onSnapshot: () => void): Logger => ({
   debug: () => {},
   info: (msg) => (msg === "snapshot" ? onSnapshot() : undefined),
   warn: () => {},
-  error: () => {}
+  error: () => {},
+  droppedLines: () => 0
 })
 
 export interface SimProcessParts {

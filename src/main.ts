@@ -19,6 +19,7 @@ import { ensureBuilt } from "../web/build.ts"
 import { startWebServer } from "../web/server.ts"
 import { describeRecovery } from "./store/durable.ts"
 import { batchedSink, makeLogger } from "./ops/log.ts"
+import { DEFAULT_SLOW_WRITE_MS } from "./ops/storage-health.ts"
 import { DATA_DIR_IN_USE_EXIT, dataDirLock } from "./store/data-dir-lock.ts"
 
 /**
@@ -97,6 +98,7 @@ const program = Effect.gen(function* () {
   const logFormat = yield* Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault(process.stderr.isTTY ? ("pretty" as const) : ("json" as const)))
   const metricsPublic = yield* Config.boolean("METRICS_PUBLIC").pipe(Config.withDefault(false))
   const readyMaxLagBlocks = yield* Config.integer("READY_MAX_LAG_BLOCKS").pipe(Config.withDefault(20))
+  const slowWriteMs = yield* Config.integer("SLOW_DISK_WARN_MS").pipe(Config.withDefault(DEFAULT_SLOW_WRITE_MS))
   // The embedded chain keeps its state in DATA_DIR, so balances and deposit addresses survive restarts.
   const chainConfig = yield* liveChainConfigFromEnv
   const chain =
@@ -109,9 +111,13 @@ const program = Effect.gen(function* () {
         )
   if (chain !== null) yield* Effect.addFinalizer(() => Effect.sync(() => void (stopStep = () => "the chain to stop (the embedded chain saves its state, then Anvil stops)")))
   const clock = yield* Effect.clock
-  const logSink = batchedSink((text) => void process.stderr.write(text))
+  const logSink = batchedSink((text, failed) => {
+    // A stream that failed once is destroyed: later lines are dropped (and counted) at once.
+    if (process.stderr.destroyed) return failed(new Error("stderr is closed"))
+    process.stderr.write(text, (err) => (err == null ? undefined : failed(err)))
+  })
   process.once("exit", logSink.flush) // lines of the last turn still go out on any exit
-  const logger = makeLogger({ level: logLevel, format: logFormat, nowMs: () => clock.unsafeCurrentTimeMillis(), write: logSink.write }) // live-only: a log line's own wall time
+  const logger = makeLogger({ level: logLevel, format: logFormat, nowMs: () => clock.unsafeCurrentTimeMillis(), write: logSink.write, droppedLines: logSink.droppedLines }) // live-only: a log line's own wall time
   // The development faucet (src/usecase/faucet.ts): built only for the embedded chain with DEV_CREDIT on.
   const faucetRefused = faucetRefusal(devCredit, chain === null ? "off" : chainConfig.rpcUrl === undefined ? "embedded" : "external")
   const faucet =
@@ -170,7 +176,7 @@ const program = Effect.gen(function* () {
       rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
       limits
     },
-    ops: { metricsPublic, maxLagBlocks: readyMaxLagBlocks }
+    ops: { metricsPublic, maxLagBlocks: readyMaxLagBlocks, slowWriteMs }
   }).pipe(Effect.provide(live))
   yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
   yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
@@ -229,6 +235,15 @@ const program = Effect.gen(function* () {
   else if (keptToken !== null) yield* Console.log(`operator token    kept in ${keptToken.path}  (set ADMIN_TOKEN to choose one)`)
   return yield* Effect.never
 })
+
+// Logging never takes the service down (docs/metrics.md "Logs"): a failed write to stderr or stdout
+// (a full disk, a file-size limit, a closed pipe) arrives as the stream's 'error' event, which
+// unheard would end the process; the logger counts the lines it dropped. A file-size limit's
+// signal would kill the process outright: heard and ignored, writes past the limit fail with EFBIG
+// where they are handled (the journal's fail-stop with its line, dropped log lines).
+process.stderr.on("error", () => {})
+process.stdout.on("error", () => {})
+process.on("SIGXFSZ", () => {})
 
 NodeRuntime.runMain(
   Effect.scoped(program).pipe(

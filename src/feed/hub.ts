@@ -265,26 +265,37 @@ export class FeedHub {
     socket.send(data)
   }
 
-  private broadcast(key: string, data: string): void {
-    const set = this.subscribers.get(key)
-    if (set === undefined) return
-    for (const s of [...set]) this.send(s, data)
+  /** Whether anything changed since the last render (a flush would send something). */
+  get dirty(): boolean {
+    return this.pendingTrades.length > 0 || this.dirtyMarkets.size > 0 || this.dirtyUsers.size > 0
   }
 
   /** Sends everything that changed since the last flush: trades, then books, then portfolios. */
   flush(): void {
+    this.deliver(this.render())
+  }
+
+  /**
+   * Renders everything that changed since the last render (trades, then books, then portfolios)
+   * with the subscribers of that moment, for `deliver` to send later: the durable feed renders at
+   * a journal batch's cut, when state is exactly that batch's prefix, and sends once it is durable.
+   */
+  render(): RenderedFrames {
+    const out: RenderedFrame[] = []
+    const add = (key: string, data: string): void => {
+      const set = this.subscribers.get(key)
+      if (set !== undefined && set.size > 0) out.push({ key, to: [...set], data })
+    }
     const trades = this.pendingTrades
     this.pendingTrades = []
     for (const t of trades) {
       const { builder_fee: _omit, ...trade } = t
-      this.broadcast(`trades:${t.market_id}`, frame({ type: "trade", market_id: t.market_id, trade }))
+      add(`trades:${t.market_id}`, frame({ type: "trade", market_id: t.market_id, trade }))
     }
     const ts = this.exchange.journalMs()
     for (const marketId of this.dirtyMarkets) {
       const key = `book:${marketId}`
-      if (this.subscribers.get(key)?.size) {
-        this.broadcast(key, frame({ type: "book_update", market_id: marketId, snapshot: bookView(this.exchange, marketId, ts) }))
-      }
+      if (this.subscribers.get(key)?.size) add(key, frame({ type: "book_update", market_id: marketId, snapshot: bookView(this.exchange, marketId, ts) }))
     }
     // A moved book is a portfolio update for its holders. Their state changed only where the
     // market's mark moved; a holder whose markets all kept their marks (and who had no event of
@@ -317,9 +328,30 @@ export class FeedHub {
       if (this.subscribers.get(key)?.size) {
         const state = (reusable.has(user) ? this.portfolios.lastState(user) : null) ?? this.portfolios.state(user, marks)
         // frame({ type: "portfolio_update", user, ts, state }) with the state's JSON spliced in.
-        this.broadcast(key, `{"type":"portfolio_update","user":${frame(user)},"ts":${frame(ts)},"state":${state}}`)
+        add(key, `{"type":"portfolio_update","user":${frame(user)},"ts":${frame(ts)},"state":${state}}`)
       }
     }
     this.dirtyUsers.clear()
+    return out
+  }
+
+  /**
+   * Sends rendered frames to those subscribed both when they were rendered and now: a socket that
+   * subscribed in between was seeded with newer state, and an older frame must not follow it.
+   */
+  deliver(frames: RenderedFrames): void {
+    for (const f of frames) {
+      const now = this.subscribers.get(f.key)
+      if (now === undefined) continue
+      for (const s of f.to) if (now.has(s)) this.send(s, f.data)
+    }
   }
 }
+
+interface RenderedFrame {
+  readonly key: string
+  readonly to: ReadonlyArray<FeedSocket>
+  readonly data: string
+}
+
+export type RenderedFrames = ReadonlyArray<RenderedFrame>

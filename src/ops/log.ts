@@ -17,6 +17,8 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void
   warn(msg: string, fields?: LogFields): void
   error(msg: string, fields?: LogFields): void
+  /** Lines dropped because the sink could not write them (read by /metrics). */
+  droppedLines(): number
 }
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 2, error: 3 }
@@ -61,6 +63,8 @@ export interface LoggerOptions {
   readonly nowMs: () => number
   /** Receives each finished line, without its newline. */
   readonly write: (line: string) => void
+  /** Lines the sink could not write (LineSink.droppedLines); 0 when absent. */
+  readonly droppedLines?: () => number
 }
 
 export const makeLogger = (o: LoggerOptions): Logger => {
@@ -84,7 +88,8 @@ export const makeLogger = (o: LoggerOptions): Logger => {
     debug: (msg, f) => emit("debug", msg, f),
     info: (msg, f) => emit("info", msg, f),
     warn: (msg, f) => emit("warn", msg, f),
-    error: (msg, f) => emit("error", msg, f)
+    error: (msg, f) => emit("error", msg, f),
+    droppedLines: o.droppedLines ?? (() => 0)
   }
 }
 
@@ -95,26 +100,50 @@ export const silentLogger: Logger = {
   debug: () => {},
   info: () => {},
   warn: () => {},
-  error: () => {}
+  error: () => {},
+  droppedLines: () => 0
 }
 
 export const parseLogLevel = (s: string): LogLevel | null => ((LOG_LEVELS as ReadonlyArray<string>).includes(s) ? (s as LogLevel) : null)
 
+export interface LineSink {
+  write(line: string): void
+  /** Writes what is buffered now (at exit). */
+  flush(): void
+  /** Lines that could not be written (a full disk, a file-size limit, a closed pipe): dropped, never fatal. */
+  droppedLines(): number
+}
+
 /**
  * A sink that joins the lines written in one turn of the event loop into one write, so a busy
- * second costs a few writes rather than one per request; `flushSync` empties it at exit.
+ * second costs a few writes rather than one per request; `flush` empties it at exit. Logging
+ * never takes the service down: a write that throws, or reports an error later through
+ * `failed`, drops its lines and counts them (`twinbook_log_lines_dropped_total`).
  */
-export const batchedSink = (writeOut: (text: string) => void): { write: (line: string) => void; flush: () => void } => {
+export const batchedSink = (writeOut: (text: string, failed: (err: unknown) => void) => void): LineSink => {
   let buffered: string[] = []
   let scheduled = false
+  let dropped = 0
   const flush = (): void => {
     scheduled = false
     if (buffered.length === 0) return
+    const lines = buffered.length
     const text = `${buffered.join("\n")}\n`
     buffered = []
-    writeOut(text)
+    let counted = false
+    const failed = (): void => {
+      if (counted) return
+      counted = true
+      dropped += lines
+    }
+    try {
+      writeOut(text, failed)
+    } catch {
+      failed()
+    }
   }
   return {
+    droppedLines: () => dropped,
     write: (line) => {
       buffered.push(line)
       if (buffered.length >= 512) return flush()

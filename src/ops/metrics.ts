@@ -86,6 +86,23 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: this.registry })
   }
 
+  /** What the service says about itself: log lines it could not write, durable writes over the slow threshold. */
+  bindHealth(h: { droppedLogLines(): number; slowDurableWrites(): number }): void {
+    const r = [this.registry]
+    new Counter({
+      name: "twinbook_log_lines_dropped_total",
+      help: "Log lines dropped because stderr could not take them (a full disk, a file-size limit, a closed pipe)",
+      registers: r,
+      collect() { this.reset(); this.inc(h.droppedLogLines()) }
+    })
+    new Counter({
+      name: "twinbook_slow_durable_writes_total",
+      help: "Durable journal writes slower than SLOW_DISK_WARN_MS",
+      registers: r,
+      collect() { this.reset(); this.inc(h.slowDurableWrites()) }
+    })
+  }
+
   /** The scrape-time families, reading `s`. */
   bind(s: MetricsSources): void {
     const r = [this.registry]

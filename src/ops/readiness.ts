@@ -1,10 +1,14 @@
 // GET /v1/ready's checks (docs/metrics.md "Health and readiness"): the journal takes writes,
-// the chain answers with the watcher close to its head and the guard not halted, and the
-// deposit service is listening. Each check says why it failed; a part that is not configured
-// (no DATA_DIR, CHAIN=off) passes and says so.
-import { unlink, writeFile } from "node:fs/promises"
+// the history store's writes succeed, the chain answers with the watcher close to its head and
+// the guard not halted, and the deposit service is listening. Each check says why it failed; a
+// part that is not configured (no DATA_DIR, CHAIN=off) passes and says so. No check writes to
+// disk: writability is asked of the kernel (access(2), statfs(2)), so concurrent probes cannot
+// race each other and a flood of them costs no fsync. A detail never carries a server path.
+import { constants } from "node:fs"
+import { access, statfs } from "node:fs/promises"
 import { join } from "node:path"
 import type { ChainProbe } from "./chain-probe.ts"
+import type { StorageHealth } from "./storage-health.ts"
 
 export interface Check {
   readonly ok: boolean
@@ -13,22 +17,27 @@ export interface Check {
 
 export interface ReadyReport {
   readonly status: "ready" | "not_ready"
-  readonly checks: { readonly journal: Check; readonly chain: Check; readonly deposit_service: Check }
+  readonly checks: { readonly journal: Check; readonly history: Check; readonly chain: Check; readonly deposit_service: Check }
 }
 
 export interface ReadinessOptions {
   /** The durable journal; null when state is in memory only. */
   readonly journal: { sync(): Promise<void> } | null
-  /** Where a probe file is written and removed (DATA_DIR). */
+  /** DATA_DIR: it and its journal folder must take new files, with space left on the disk. */
   readonly dataDir?: string
+  /** Slow durable writes and failing history writes (live); absent: not watched. */
+  readonly storageHealth?: StorageHealth
   readonly chain?: ChainProbe
   /** The deposit service's listening socket. */
   readonly depositService?: { readonly listening: boolean }
   /** The watcher may be this many blocks behind the head and still be ready. */
   readonly maxLagBlocks: number
-  /** How long the journal's sync and probe write may take. */
+  /** How long the journal's sync may take. */
   readonly timeoutMs: number
 }
+
+/** Less free space than this on DATA_DIR's disk is not ready: the journal's next reserve (1 MiB) would not fit. */
+export const MIN_FREE_BYTES = 1024 * 1024
 
 const within = async <A>(p: Promise<A>, ms: number, what: string): Promise<A> => {
   let timer: NodeJS.Timeout | undefined
@@ -39,23 +48,41 @@ const within = async <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
   }
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 160)
+/** An error as a response may show it: its errno code (EACCES, ENOSPC, …), or our own path-free sentence. */
+const reasonOf = (err: unknown): string => {
+  const code = (err as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (err as { cause?: { code?: unknown } } | null)?.cause?.code
+  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return code
+  if (err instanceof Error && err.message.endsWith(" ms")) return err.message
+  return "write error"
+}
 
 const journalCheck = async (o: ReadinessOptions): Promise<Check> => {
   const journal = o.journal
   if (journal === null) return { ok: true, detail: "in memory (no DATA_DIR)" }
   try {
-    // Everything appended so far is durable, and the directory still takes a new file.
+    // The journal has not failed and what was appended before this probe is durable;
+    // the folders still take new files (a segment, a snapshot) and the disk has room.
     await within(journal.sync(), o.timeoutMs, "journal sync")
     if (o.dataDir !== undefined) {
-      const probe = join(o.dataDir, ".ready-probe")
-      await within(writeFile(probe, "ready\n"), o.timeoutMs, "probe write")
-      await unlink(probe)
+      for (const dir of [o.dataDir, join(o.dataDir, "journal")]) await access(dir, constants.W_OK)
+      const fs = await statfs(o.dataDir)
+      const freeBytes = fs.bavail * fs.bsize
+      if (freeBytes < MIN_FREE_BYTES) return { ok: false, detail: `not writable: ENOSPC (${freeBytes} bytes free)` }
     }
-    return { ok: true, detail: "writable" }
   } catch (err) {
-    return { ok: false, detail: `not writable: ${message(err)}` }
+    return { ok: false, detail: `not writable: ${reasonOf(err)}` }
   }
+  const slow = o.storageHealth?.recentSlowWrite() ?? null
+  if (slow === null) return { ok: true, detail: "writable" }
+  return { ok: true, detail: `writable; slow: a durable ${slow.what} write took ${slow.ms} ms in the last minute (threshold ${o.storageHealth!.slowWriteMs} ms)` }
+}
+
+const historyCheck = (o: ReadinessOptions): Check => {
+  if (o.journal === null) return { ok: true, detail: "in memory (no DATA_DIR)" }
+  const failing = o.storageHealth?.failure("history") ?? null
+  if (failing === null) return { ok: true, detail: "writing" }
+  const code = /^E[A-Z0-9]+$/.test(failing.code) ? failing.code : "write error"
+  return { ok: false, detail: `not writing: ${code} (${failing.attempts} failed attempts; trading goes on, the store catches up from the journal)` }
 }
 
 const chainCheck = async (o: ReadinessOptions): Promise<Check> => {
@@ -68,19 +95,29 @@ const chainCheck = async (o: ReadinessOptions): Promise<Check> => {
   return { ok: true, detail: `head ${p.head}, watcher ${lag} blocks behind` }
 }
 
-export const readiness =
-  (o: ReadinessOptions) =>
-  async (): Promise<ReadyReport> => {
-    const [journal, chain] = await Promise.all([journalCheck(o), chainCheck(o)])
-    const deposit_service: Check =
-      o.depositService === undefined
-        ? { ok: true, detail: "no chain configured" }
-        : o.depositService.listening
-          ? { ok: true, detail: "listening" }
-          : { ok: false, detail: "not listening" }
-    const ok = journal.ok && chain.ok && deposit_service.ok
-    return { status: ok ? "ready" : "not_ready", checks: { journal, chain, deposit_service } }
+/** The checks as one function; calls made while one is running share its answer. */
+export const readiness = (o: ReadinessOptions): (() => Promise<ReadyReport>) => {
+  let running: Promise<ReadyReport> | null = null
+  return () => {
+    running ??= check(o).finally(() => {
+      running = null
+    })
+    return running
   }
+}
+
+const check = async (o: ReadinessOptions): Promise<ReadyReport> => {
+  const [journal, chain] = await Promise.all([journalCheck(o), chainCheck(o)])
+  const deposit_service: Check =
+    o.depositService === undefined
+      ? { ok: true, detail: "no chain configured" }
+      : o.depositService.listening
+        ? { ok: true, detail: "listening" }
+        : { ok: false, detail: "not listening" }
+  const history = historyCheck(o)
+  const ok = journal.ok && history.ok && chain.ok && deposit_service.ok
+  return { status: ok ? "ready" : "not_ready", checks: { journal, history, chain, deposit_service } }
+}
 
 /** The checks that failed, as one line (the 503's `detail`). */
 export const failedChecks = (r: ReadyReport): string =>

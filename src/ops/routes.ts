@@ -13,6 +13,7 @@ const BARE: ReadyReport = {
   status: "ready",
   checks: {
     journal: { ok: true, detail: "not checked (no ops attached)" },
+    history: { ok: true, detail: "not checked (no ops attached)" },
     chain: { ok: true, detail: "not checked (no ops attached)" },
     deposit_service: { ok: true, detail: "not checked (no ops attached)" }
   }

@@ -7,13 +7,14 @@ import type { FeedHub } from "../feed/hub.ts"
 import type { Exchange } from "../service/exchange.ts"
 import { snapshotDir } from "../store/durable.ts"
 import type { RecoveryReport } from "../store/durable.ts"
-import { nodeStorage, type Storage } from "../store/storage.ts"
+import type { Storage } from "../store/storage.ts"
 import type { RateLimiter } from "../usecase/rate-limit.ts"
 import type { Chain } from "../chain/chain.ts"
 import { chainProbe } from "./chain-probe.ts"
 import { observeExchange } from "./events.ts"
 import { errorFields, type Logger, silentLogger } from "./log.ts"
 import { meteredStorage } from "./metered-storage.ts"
+import { StorageHealth } from "./storage-health.ts"
 import { ServiceMetrics } from "./metrics.ts"
 import { attachOps as attach } from "./port.ts"
 import { readiness } from "./readiness.ts"
@@ -26,6 +27,8 @@ export interface OpsOptions {
   readonly maxLagBlocks?: number
   /** How long each readiness probe (journal sync, chain head) may take. Default 2000. */
   readonly probeTimeoutMs?: number
+  /** A durable journal write slower than this is logged and shown by readiness (SLOW_DISK_WARN_MS). Default 100. */
+  readonly slowWriteMs?: number
 }
 
 export interface PreparedOps {
@@ -34,23 +37,35 @@ export interface PreparedOps {
   readonly observe: RequestObserver
   /** The deposit service's request hook: its own histogram family, lines marked `service: "deposit"`. */
   readonly depositObserve: RequestObserver
-  /** The journal's disk, measured. */
-  readonly storage: Storage
+  /** Measures the journal's disk: batch sizes, durable-write latency, slow writes (StorageHealth). */
+  readonly meter: (disk: Storage) => Storage
+  /** Slow durable writes and failing background writes: the log lines and readiness's view. */
+  readonly storageHealth: StorageHealth
   /** Security events (AppCtx.log) as warn lines. */
   readonly log: (event: Readonly<Record<string, unknown>>) => void
   /** Unexpected errors as error lines: code and message, the stack at debug. */
   readonly onError: OnError
 }
 
-export const prepareOps = (o: { logger?: Logger; nowMs: () => number; monoMs: () => number; secret: Uint8Array }): PreparedOps => {
+export const prepareOps = (o: { logger?: Logger; nowMs: () => number; monoMs: () => number; secret: Uint8Array; slowWriteMs?: number }): PreparedOps => {
   const logger = o.logger ?? silentLogger
   const metrics = new ServiceMetrics()
+  const storageHealth = new StorageHealth({ logger, monoMs: o.monoMs, ...(o.slowWriteMs === undefined ? {} : { slowWriteMs: o.slowWriteMs }) })
+  metrics.bindHealth({ droppedLogLines: () => logger.droppedLines(), slowDurableWrites: () => storageHealth.slowWrites })
   return {
+    storageHealth,
     logger,
     metrics,
     observe: requestObserver({ metrics, logger, monoMs: o.monoMs, nowMs: o.nowMs, secret: o.secret }),
     depositObserve: requestObserver({ metrics, logger, monoMs: o.monoMs, nowMs: o.nowMs, secret: o.secret, service: "deposit" }),
-    storage: meteredStorage(nodeStorage, o.monoMs, { batch: (n) => metrics.journalBatch.observe(n), fsyncSeconds: (s) => metrics.journalFsync.observe(s) }),
+    meter: (disk) =>
+      meteredStorage(disk, o.monoMs, {
+        batch: (n) => metrics.journalBatch.observe(n),
+        fsyncSeconds: (s) => {
+          metrics.journalFsync.observe(s)
+          storageHealth.durableWrite(s * 1000, "journal")
+        }
+      }),
     log: (event) => {
       const { event: name, ...fields } = event
       logger.warn(typeof name === "string" ? name : "security event", fields)
@@ -97,6 +112,7 @@ export const attachOps = (p: PreparedOps, parts: OpsParts, o: OpsOptions = {}): 
     ready: readiness({
       journal: parts.journal,
       ...(parts.dataDir === undefined ? {} : { dataDir: parts.dataDir }),
+      storageHealth: p.storageHealth,
       ...(probe === undefined ? {} : { chain: probe }),
       ...(parts.chain === undefined ? {} : { depositService: parts.chain.depositServer }),
       maxLagBlocks: o.maxLagBlocks ?? 20,

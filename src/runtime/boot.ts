@@ -10,14 +10,16 @@ import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { FaucetAccess } from "../usecase/faucet.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { type Chain, ChainService } from "../chain/chain.ts"
-import { FeedHub } from "../feed/hub.ts"
+import { FeedHub, type RenderedFrames } from "../feed/hub.ts"
 import type { NewEvent } from "../service/catalog.ts"
-import type { DurableExchange } from "../store/durable.ts"
+import { type DurableExchange, snapshotDir } from "../store/durable.ts"
+import { historyPath } from "../store/history-rebuild.ts"
 import { LpBotRunner } from "../lp/bot-runner.ts"
 import type { HistoryStore } from "../store/history-db.ts"
-import { STORAGE_FAILURE_EXIT, storageFailureLine } from "../store/storage.ts"
+import { STORAGE_FAILURE_EXIT, type Storage, storageFailureLine } from "../store/storage.ts"
 import { type Logger, silentLogger } from "../ops/log.ts"
 import { attachOps, type OpsOptions, type PreparedOps, prepareOps } from "../ops/service-ops.ts"
+import type { StorageHealth, StorageTask, TaskFailure } from "../ops/storage-health.ts"
 import { type ChainServices, type ChainServicesOptions, makeChainServices } from "./chain-services.ts"
 import {
   inlineVerifierLayer,
@@ -88,6 +90,8 @@ export interface ServiceOptions extends Omit<ServiceConfig, "chain"> {
   readonly monoMs?: () => number
   /** Journal and snapshots live here when given (durableStoreLayer); otherwise state is in memory only. */
   readonly dataDir?: string
+  /** The disk under `dataDir` (a slow or failing one in tests); node:fs when absent. */
+  readonly disk?: Storage
   /** Inline (synchronous, deterministic) unless the caller brings a worker pool. */
   readonly verifier?: Verifier
   /** The deposit chain (ChainService) and the chain side's settings. */
@@ -220,11 +224,14 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
         process.exit(STORAGE_FAILURE_EXIT)
       })
     // Metrics and the logger first: the journal's disk is measured from its first write (src/ops/service-ops.ts).
-    const ops = config.metrics === false ? null : prepareOps({ logger, nowMs, monoMs, secret: config.secret })
+    const ops =
+      config.metrics === false
+        ? null
+        : prepareOps({ logger, nowMs, monoMs, secret: config.secret, ...(config.ops?.slowWriteMs === undefined ? {} : { slowWriteMs: config.ops.slowWriteMs }) })
     const reportError = config.onError ?? (logging ? ops?.onError : undefined)
     const onError = (err: unknown): void => reportError?.(err)
     const stopStep = stopStepOf(config)
-    const opened = yield* store.open({ nowMs, onFatal, ...(ops === null ? {} : { storage: ops.storage }), logger })
+    const opened = yield* store.open({ nowMs, onFatal, ...(ops === null ? {} : { meter: ops.meter }), logger })
     if (opened.durable !== null) yield* stopStep(() => "the last snapshot, the journal's close and the history store's flush")
     const { exchange, durable } = opened
     if (config.catalog !== undefined) {
@@ -263,7 +270,16 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
           )
     if (chainServices !== null) yield* stopStep(() => "the chain side to stop (deposit service; the watcher and payout pass in flight)")
     if (ops !== null) attachServiceOps(ops, config, { ctx, exchange, hub, nowMs, opened, chain, chainServices })
-    for (const w of serviceWorkers(config, { durable, lpBots, monoMs, flushHistory: opened.flushHistory, logger })) yield* forkWorker(w, onError, monoMs)
+    const workers = serviceWorkers(config, {
+      durable,
+      lpBots,
+      monoMs,
+      flushHistory: opened.flushHistory,
+      logger,
+      health: ops?.storageHealth ?? null,
+      dataDir: opened.dataDir
+    })
+    for (const w of workers) yield* forkWorker(w, onError, monoMs)
     yield* stopStep(() => "the workers' passes in flight (snapshot, LP bots, history)")
     yield* drainFirst(config, [http, ...(chainServices === null ? [] : [chainServices.deposit])])
     return {
@@ -285,22 +301,42 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
 const stopStepOf = (config: ServiceConfig) => (waitingFor: () => string) => Effect.addFinalizer(() => Effect.sync(() => config.onStopStep?.(waitingFor)))
 
 /**
- * Frames tell of fills and balances: they leave only once the journal holds them, coalesced per
- * transport turn. In memory there is nothing to wait for, so the turn is asked for at once.
+ * Frames tell of fills and balances: they leave only once the journal holds what they show. In
+ * memory there is nothing to wait for: a flush per transport turn. Durable, the hub renders its
+ * frames as each journal batch is cut (state is then exactly the batches so far) and they leave,
+ * coalesced per transport turn, once that batch is durable: a steady stream of appends never holds
+ * them back (a failed batch never becomes durable, so its frames never leave: the fail-stop).
  */
 const flushAfterJournal = (hub: FeedHub, durable: DurableExchange | null, transport: Transport): void => {
-  let flushQueued = false
-  const flush = (): void =>
-    transport.later(() => {
-      flushQueued = false
-      hub.flush()
+  if (durable === null) {
+    let flushQueued = false
+    hub.setFlushScheduler(() => {
+      if (flushQueued) return
+      flushQueued = true
+      transport.later(() => {
+        flushQueued = false
+        hub.flush()
+      })
     })
-  hub.setFlushScheduler(() => {
-    if (flushQueued) return
-    flushQueued = true
-    // A failed sync is the journal's fail-stop (onFatal): its frames never leave.
-    if (durable === null) flush()
-    else durable.journal.sync().then(flush, () => {})
+    return
+  }
+  const rendered: Array<{ seq: number; frames: RenderedFrames }> = []
+  let durableSeq = 0
+  let deliveryQueued = false
+  const deliver = (): void => {
+    deliveryQueued = false
+    while (rendered.length > 0 && rendered[0]!.seq <= durableSeq) hub.deliver(rendered.shift()!.frames)
+  }
+  durable.journal.onBatch({
+    cut: (seq) => {
+      if (hub.dirty) rendered.push({ seq, frames: hub.render() })
+    },
+    durable: (seq) => {
+      durableSeq = seq
+      if (deliveryQueued || rendered.length === 0 || rendered[0]!.seq > seq) return
+      deliveryQueued = true
+      transport.later(deliver)
+    }
   })
 }
 
@@ -348,22 +384,56 @@ const drainFirst = (config: ServiceConfig, servers: ReadonlyArray<Served>): Effe
 /** The workers `opts` asks for (a period of 0 leaves that one to the caller). */
 const serviceWorkers = (
   opts: ServiceConfig,
-  s: { durable: DurableExchange | null; lpBots: LpBotRunner; monoMs: () => number; flushHistory: () => Promise<void>; logger: Logger }
+  s: {
+    durable: DurableExchange | null
+    lpBots: LpBotRunner
+    monoMs: () => number
+    flushHistory: () => Promise<void>
+    logger: Logger
+    /** Failing background writes as lines and readiness (live); absent in the simulator, whose errors go to onError. */
+    health: StorageHealth | null
+    dataDir: string | undefined
+  }
 ): Worker[] => {
   const ws: Worker[] = []
   const snapshotSec = opts.snapshotIntervalSec ?? 0
   const durable = s.durable
-  const snapshot = async (): Promise<void> => {
-    const taken = await durable!.snapshot()
-    s.logger.info("snapshot", { seq: taken.seq, path: taken.path })
+  const historyMs = opts.historyFlushMs ?? 1000
+  if (durable !== null && snapshotSec > 0) {
+    const file = s.dataDir === undefined ? "snapshots" : snapshotDir(s.dataDir)
+    const action = `no snapshot this pass: the journal keeps every record (a restart replays more of it); retried in ${snapshotSec} s`
+    const snapshot = watched(s.health, "snapshot", { file, action }, async () => {
+      const taken = await durable.snapshot()
+      s.logger.info("snapshot", { seq: taken.seq, path: taken.path })
+    })
+    ws.push(stepWorker("snapshot", snapshotSec * 1000, snapshot))
   }
-  if (durable !== null && snapshotSec > 0) ws.push(stepWorker("snapshot", snapshotSec * 1000, snapshot))
   const lpTickMs = opts.lpTickMs ?? 1000
   if (lpTickMs > 0) ws.push(stepWorker("lp", lpTickMs, () => s.lpBots.tick(s.monoMs())))
-  const historyMs = opts.historyFlushMs ?? 1000
-  if (durable !== null && historyMs > 0) ws.push(stepWorker("history", historyMs, s.flushHistory))
+  if (durable !== null && historyMs > 0) {
+    const file = s.dataDir === undefined ? "history store" : historyPath(s.dataDir)
+    const action = `trading goes on and the journal keeps every record; the history store is retried every ${historyMs} ms and catches up from the journal (GET /v1/ready: not ready meanwhile)`
+    ws.push(stepWorker("history", historyMs, watched(s.health, "history", { file, action }, s.flushHistory)))
+  }
   return ws
 }
+
+/**
+ * A background write whose failures are told once, clearly (StorageHealth), instead of as an
+ * "internal error" line every pass; without a health (the simulator) a failure goes on to onError.
+ */
+const watched =
+  (health: StorageHealth | null, task: StorageTask, failure: TaskFailure, step: () => Promise<void>) =>
+  async (): Promise<void> => {
+    if (health === null) return step()
+    try {
+      await step()
+    } catch (err) {
+      health.failed(task, err, failure)
+      return
+    }
+    health.succeeded(task, failure.file)
+  }
 
 /** The layers `startService` builds from plain options: the live transport, the rest as given. */
 export const layersOf = (opts: ServiceOptions): Layer.Layer<ServiceContext | ChainService> =>
@@ -371,7 +441,7 @@ export const layersOf = (opts: ServiceOptions): Layer.Layer<ServiceContext | Cha
     wallClockLayer(opts.nowMs),
     opts.monoMs === undefined ? liveMonoClockLayer : monoClockLayer(opts.monoMs),
     opts.verifier === undefined ? inlineVerifierLayer : verifierLayer(opts.verifier),
-    opts.dataDir === undefined ? memoryStoreLayer : durableStoreLayer(opts.dataDir),
+    opts.dataDir === undefined ? memoryStoreLayer : durableStoreLayer(opts.dataDir, opts.disk),
     nodeTransportLayer,
     opts.logger === undefined ? silentLoggerLayer : loggerLayer(opts.logger),
     opts.chain === undefined ? Layer.empty as Layer.Layer<ChainService> : Layer.succeed(ChainService, opts.chain.chain)
@@ -379,7 +449,7 @@ export const layersOf = (opts: ServiceOptions): Layer.Layer<ServiceContext | Cha
 
 /** The config part of plain options. */
 const configOf = (opts: ServiceOptions): ServiceConfig => {
-  const { nowMs: _n, monoMs: _m, dataDir: _d, verifier: _v, logger: _l, chain, ...config } = opts
+  const { nowMs: _n, monoMs: _m, dataDir: _d, disk: _k, verifier: _v, logger: _l, chain, ...config } = opts
   if (chain === undefined) return config
   const { chain: _c, ...side } = chain
   return { ...config, chain: side }

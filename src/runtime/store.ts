@@ -7,11 +7,11 @@ import { Context, Effect, Layer, type Scope } from "effect"
 import { type CheckpointStore, fileCheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
 import { Exchange, memoryJournal } from "../service/exchange.ts"
 import { dataDirLock } from "../store/data-dir-lock.ts"
-import { type DurableExchange, openDurableExchange } from "../store/durable.ts"
+import { type DurableExchange, openDurableExchange, snapshotDir } from "../store/durable.ts"
 import { HistoryStore } from "../store/history-db.ts"
 import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
-import type { Storage } from "../store/storage.ts"
-import type { Logger } from "../ops/log.ts"
+import { nodeStorage, type Storage } from "../store/storage.ts"
+import { errorFields, type Logger } from "../ops/log.ts"
 import { join } from "node:path"
 
 export interface HistoryStartup {
@@ -46,8 +46,8 @@ export interface OpenOptions {
   readonly nowMs: () => number
   /** Called when the journal cannot write: memory is ahead of disk, so the process must stop. */
   readonly onFatal: (err: unknown) => void
-  /** The journal's disk (measured by the ops layer); node's own when absent. */
-  readonly storage?: Storage
+  /** Wraps the journal's disk to measure it (the ops layer); unmeasured when absent. */
+  readonly meter?: (disk: Storage) => Storage
   /** Told of the last snapshot, taken at close (the periodic ones are logged by their worker). */
   readonly logger?: Logger
 }
@@ -79,15 +79,15 @@ export const memoryStoreLayer: Layer.Layer<StoreService> = Layer.succeed(StoreSe
  * The journal, snapshots and history store in `dataDir`, behind the directory's lock (one
  * service per directory, refused before DuckDB or the journal open).
  */
-export const durableStoreLayer = (dataDir: string): Layer.Layer<StoreService> =>
+export const durableStoreLayer = (dataDir: string, disk: Storage = nodeStorage): Layer.Layer<StoreService> =>
   Layer.succeed(StoreService, {
     dataDir,
     open: (o) =>
       Effect.gen(function* () {
         yield* Effect.orDie(dataDirLock(dataDir))
         const opened = yield* Effect.acquireRelease(
-          Effect.promise(() => openDurableWithHistory(dataDir, o.nowMs, o.onFatal, o.storage)),
-          (x) => Effect.promise(() => closeDurable(x, o.logger))
+          Effect.promise(() => openDurableWithHistory(dataDir, o.nowMs, o.onFatal, o.meter === undefined ? disk : o.meter(disk))),
+          (x) => Effect.promise(() => closeDurable({ ...x, dataDir }, o.logger))
         )
         const durable = opened.durable
         return {
@@ -177,21 +177,48 @@ const openDurableWithHistory = async (
   return { durable, store: () => store, startup: { ...opened, seededTrades, rebuilt } }
 }
 
-/** A last snapshot, the journal closed, then every record it holds projected and the store closed. */
-const closeDurable = async (o: { durable: DurableExchange; store: () => HistoryStore }, logger?: Logger): Promise<void> => {
+/**
+ * A last snapshot, the journal closed, then every record it holds projected and the store closed.
+ * A failing snapshot or history write does not stop the stop: the journal holds every record, so
+ * the next start replays and re-projects what was skipped; each skip is one line saying so (with a
+ * logger; without one, the simulator's, the first failure is thrown once the rest is done). Only
+ * the journal's own close failing is the fail-stop's business and always thrown.
+ */
+const closeDurable = async (o: { durable: DurableExchange; store: () => HistoryStore; dataDir: string }, logger?: Logger): Promise<void> => {
+  const skipped: string[] = []
+  let firstError: unknown = null
+  const skip = (what: string, file: string, action: string, err: unknown): void => {
+    firstError ??= err
+    skipped.push(what)
+    logger?.error(`stop: ${what} skipped`, { file, ...errorFields(err, false), action })
+  }
   try {
-    const taken = await o.durable.snapshot()
-    logger?.info("snapshot", { seq: taken.seq, path: taken.path, reason: "stop" })
+    try {
+      const taken = await o.durable.snapshot()
+      logger?.info("snapshot", { seq: taken.seq, path: taken.path, reason: "stop" })
+    } catch (err) {
+      skip("the stop snapshot", snapshotDir(o.dataDir), "the journal holds every record: the next start replays them from the last snapshot", err)
+    }
     await o.durable.close()
   } finally {
+    // Projects every record the journal holds, then closes the file.
+    const upTo = o.durable.exchange.lastSeq
+    // The store takes only durable records: after a failed journal (thrown above) it takes none.
+    const durable = await o.durable.journal.sync().then(
+      () => true,
+      () => false
+    )
     try {
-      // Projects every record the journal holds, then closes the file.
-      const upTo = o.durable.exchange.lastSeq
-      await o.durable.journal.sync()
-      await o.store().flush(upTo)
-    } finally {
+      if (durable) await o.store().flush(upTo)
+    } catch (err) {
+      skip("the history store's last write", historyPath(o.dataDir), `the next start re-projects it from the journal (through seq ${upTo})`, err)
+    }
+    try {
       await o.store().close()
+    } catch (err) {
+      skip("the history store's close", historyPath(o.dataDir), "the next start re-projects what it lacks from the journal", err)
     }
   }
+  if (skipped.length > 0) logger?.warn("stop incomplete", { skipped: skipped.join("; "), detail: "nothing acknowledged is lost: the journal is closed whole" })
+  if (logger === undefined && firstError !== null) throw firstError
 }
-

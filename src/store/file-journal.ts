@@ -15,9 +15,26 @@ import { type AppendFile, nodeStorage, type Storage, StorageError } from "./stor
 export interface Journal {
   /** Resolves once the record is on disk (fdatasync'd). */
   append(record: JournalRecord): Promise<void>
-  /** Resolves once everything appended so far is durable. */
+  /**
+   * Resolves once every record appended before the call is durable; records appended after
+   * it are not waited for, so a steady stream of appends cannot starve it (rejects once the
+   * journal failed).
+   */
   sync(): Promise<void>
+  /** Tells `listener` of each batch as it is cut (nothing appended since is in it) and once it is durable. */
+  onBatch(listener: BatchListener): void
+  /** Waits until nothing is pending or in flight, then closes the segment. */
   close(): Promise<void>
+}
+
+/**
+ * A batch's two moments. At `cut(lastSeq)` the records applied so far are exactly the batch and
+ * those before it, so state read then is the state of a prefix that `durable(lastSeq)` later
+ * confirms: the feed renders its frames at the cut and sends them once durable (src/runtime/boot.ts).
+ */
+export interface BatchListener {
+  cut(lastSeq: number): void
+  durable(lastSeq: number): void
 }
 
 /** A segment past this size is closed and the next batch starts a new one. */
@@ -203,6 +220,9 @@ export const openJournal = async (
   let waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = []
   let inFlight: Promise<void> | null = null
   let failed: unknown = null
+  // The promise of the newest append: `sync()` waits for it and for nothing appended later.
+  let lastAppend: Promise<void> = Promise.resolve()
+  const listeners: BatchListener[] = []
 
   const writeBatches = async (): Promise<void> => {
     while (pending.length > 0) {
@@ -210,6 +230,8 @@ export const openJournal = async (
       const batchWaiters = waiters
       pending = []
       waiters = []
+      const lastSeq = batch[batch.length - 1]!.seq
+      for (const l of listeners) l.cut(lastSeq)
       try {
         if (segmentBytes >= segmentMaxBytes) {
           await fh.close()
@@ -240,7 +262,8 @@ export const openJournal = async (
         onFatal(err)
         return
       }
-      opts.onDurable?.(batch[batch.length - 1]!.seq)
+      opts.onDurable?.(lastSeq)
+      for (const l of listeners) l.durable(lastSeq)
       for (const w of batchWaiters) w.resolve()
     }
   }
@@ -270,10 +293,12 @@ export const openJournal = async (
       if (failed !== null) return Promise.reject(failed)
       pending.push({ seq: record.seq, frame: encodeRecord(record) })
       const p = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }))
+      lastAppend = p
       kick()
       return p
     },
-    sync: drain,
+    sync: () => (failed !== null ? Promise.reject(failed) : lastAppend),
+    onBatch: (listener) => void listeners.push(listener),
     close: async () => {
       await drain()
       await fh.close()

@@ -87,6 +87,7 @@ describe("GET /v1/ready", () => {
       status: "ready",
       checks: {
         journal: { ok: true, detail: "writable" },
+        history: { ok: true, detail: "writing" },
         chain: { ok: true, detail: expect.stringMatching(/^head \d+, watcher 0 blocks behind$/) },
         deposit_service: { ok: true, detail: "listening" }
       }
@@ -141,7 +142,9 @@ describe("GET /v1/ready", () => {
       const down = await ready()
       expect(down.status).toBe(503)
       expect(down.body).toMatchObject({ error: "not_ready", status: "not_ready", checks: { journal: { ok: false }, chain: { ok: true }, deposit_service: { ok: true } } })
-      expect(down.body.checks.journal.detail).toMatch(/^not writable: E(PERM|ACCES)/)
+      expect(down.body.checks.journal.detail).toMatch(/^not writable: E(PERM|ACCES)$/)
+      // A response never carries a server path.
+      expect(JSON.stringify(down.body)).not.toContain(dataDir)
       expect(down.body.detail).toMatch(/^journal: not writable: /)
       // Liveness does not depend on the disk.
       expect((await checked(`${service.http.url}/v1/health`)).status).toBe(200)
@@ -163,6 +166,7 @@ describe("GET /v1/ready", () => {
         status: "ready",
         checks: {
           journal: { ok: true, detail: "in memory (no DATA_DIR)" },
+          history: { ok: true, detail: "in memory (no DATA_DIR)" },
           chain: { ok: true, detail: "no chain configured" },
           deposit_service: { ok: true, detail: "no chain configured" }
         }

@@ -4,7 +4,7 @@ import type { AbuseLimits } from "../../src/api/context.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
-import { type Service, startService } from "../../src/runtime/boot.ts"
+import { type Service, type ServiceOptions, startService } from "../../src/runtime/boot.ts"
 import { Api } from "../../src/api/declaration/api.ts"
 import { conformingFetch } from "./conformance.ts"
 
@@ -40,7 +40,15 @@ export interface TestServer {
 }
 
 export const startTestServer = async (
-  opts: { catalog?: boolean; dataDir?: string; startMs?: number; limits?: Partial<AbuseLimits>; log?: (event: Readonly<Record<string, unknown>>) => void } = {}
+  opts: {
+    catalog?: boolean
+    dataDir?: string
+    startMs?: number
+    limits?: Partial<AbuseLimits>
+    log?: (event: Readonly<Record<string, unknown>>) => void
+    /** Further service options (a disk, a logger, worker periods). */
+    service?: Partial<ServiceOptions>
+  } = {}
 ): Promise<TestServer> => {
   const clock = { nowMs: opts.startMs ?? T0_MS, monoMs: 0 }
   const service = await startService({
@@ -62,7 +70,8 @@ export const startTestServer = async (
       ...(opts.limits === undefined ? {} : { limits: opts.limits })
     },
     ...(opts.log === undefined ? {} : { log: opts.log }),
-    onError: (err) => console.error(err)
+    onError: (err) => console.error(err),
+    ...opts.service
   })
   const url = service.http.url
   const checkedFetch = conformingFetch(Api, url)

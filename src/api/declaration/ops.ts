@@ -13,7 +13,8 @@ export const Health = Schema.Struct({
 
 const Check = Schema.Struct({ ok: Schema.Boolean, detail: Schema.String }).annotations({ identifier: "ReadyCheck" })
 const Checks = Schema.Struct({
-  journal: Check.annotations({ description: "everything appended is durable and DATA_DIR takes a new file" }),
+  journal: Check.annotations({ description: "the journal has not failed, what was appended before the probe is durable, DATA_DIR takes new files and has room; the detail names a slow disk" }),
+  history: Check.annotations({ description: "extension: the history store's last write succeeded" }),
   chain: Check.annotations({ description: "the RPC answers, the chain guard has not halted, the deposit watcher is at most READY_MAX_LAG_BLOCKS behind" }),
   deposit_service: Check.annotations({ description: "the deposit service is listening" })
 })
