@@ -8,7 +8,7 @@ import { constants } from "node:fs"
 import { access, statfs } from "node:fs/promises"
 import { join } from "node:path"
 import type { ChainProbe } from "./chain-probe.ts"
-import type { StorageHealth } from "./storage-health.ts"
+import { errnoOf, type StorageHealth } from "./storage-health.ts"
 
 export interface Check {
   readonly ok: boolean
@@ -48,10 +48,10 @@ const within = async <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
   }
 }
 
-/** An error as a response may show it: its errno code (EACCES, ENOSPC, …), or our own path-free sentence. */
+/** An error as a response may show it: its errno name (EACCES, ENOSPC, …), or our own path-free sentence. */
 const reasonOf = (err: unknown): string => {
-  const code = (err as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (err as { cause?: { code?: unknown } } | null)?.cause?.code
-  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return code
+  const errno = errnoOf(err)
+  if (errno !== null) return errno
   if (err instanceof Error && err.message.endsWith(" ms")) return err.message
   return "write error"
 }

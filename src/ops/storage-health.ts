@@ -34,6 +34,32 @@ export interface StorageHealthOptions {
 }
 
 export const DEFAULT_SLOW_WRITE_MS = 100
+
+/** What the kernel said, as its errno name; DuckDB's errors carry it only in their message. */
+const ERRNO_BY_TEXT: ReadonlyArray<readonly [RegExp, string]> = [
+  [/no space left on device/i, "ENOSPC"],
+  [/file too large/i, "EFBIG"],
+  [/disk quota exceeded/i, "EDQUOT"],
+  [/read-only file system/i, "EROFS"],
+  [/permission denied/i, "EACCES"],
+  [/operation not permitted/i, "EPERM"],
+  [/input\/output error/i, "EIO"]
+]
+
+/** A storage error as log fields: its name and message, and its errno name where one is known. */
+export const storageErrorFields = (err: unknown): Record<string, unknown> & { errno?: string } => {
+  const errno = errnoOf(err)
+  return { ...errorFields(err, false), ...(errno === null ? {} : { errno }) }
+}
+
+/** An error's errno name (its `code`, its cause's, or read from its message), or null. */
+export const errnoOf = (err: unknown): string | null => {
+  const e = err as { code?: unknown; cause?: { code?: unknown }; message?: unknown } | null
+  for (const code of [e?.code, e?.cause?.code]) if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return code
+  const text = typeof e?.message === "string" ? e.message : String(err)
+  for (const [re, code] of ERRNO_BY_TEXT) if (re.test(text)) return code
+  return null
+}
 /** At most one slow-write line, and one reminder of a failing task, per this period. */
 const LINE_EVERY_MS = 60_000
 
@@ -85,8 +111,10 @@ export class StorageHealth {
   /** A pass of `task` failed: the first failure (or a new error) is a line, repeats are counted. */
   failed(task: StorageTask, err: unknown, f: TaskFailure): void {
     const now = this.o.monoMs()
-    const fields = errorFields(err, false)
-    const code = String(fields.error_code ?? fields.error_message ?? "")
+    const fields = storageErrorFields(err)
+    const errno = fields.errno ?? null
+    // Repeats of the same failure are counted, not logged: the same errno, or the same message.
+    const code = errno ?? String(fields.error_message ?? "")
     const state = this.failing.get(task)
     if (state !== undefined && state.code === code) {
       state.attempts++

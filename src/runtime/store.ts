@@ -11,7 +11,8 @@ import { type DurableExchange, openDurableExchange, snapshotDir } from "../store
 import { HistoryStore } from "../store/history-db.ts"
 import { historyPath, rebuildHistory } from "../store/history-rebuild.ts"
 import { nodeStorage, type Storage } from "../store/storage.ts"
-import { errorFields, type Logger } from "../ops/log.ts"
+import type { Logger } from "../ops/log.ts"
+import { storageErrorFields } from "../ops/storage-health.ts"
 import { join } from "node:path"
 
 export interface HistoryStartup {
@@ -190,7 +191,7 @@ const closeDurable = async (o: { durable: DurableExchange; store: () => HistoryS
   const skip = (what: string, file: string, action: string, err: unknown): void => {
     firstError ??= err
     skipped.push(what)
-    logger?.error(`stop: ${what} skipped`, { file, ...errorFields(err, false), action })
+    logger?.error(`stop: ${what} skipped`, { file, ...storageErrorFields(err), action })
   }
   try {
     try {
