@@ -43,13 +43,18 @@ export const applyPlaceOrder = (e: Engine, cmd: PlaceOrder): void => {
   if (!isIntIn(nonce, 1, Number.MAX_SAFE_INTEGER)) return void e.reject("place_order", "invalid_nonce", user)
   const builderKey = cmd.builderKey === undefined ? null : cmd.builderKey
 
+  // A well-formed order with a fresh nonce spends it, whatever follows: refused now (a halted
+  // market, no balance, a FOK the book cannot fill), the same signed body must not be accepted
+  // later when it could be (docs/decisions.md "A refused order spends its nonce").
+  if (nonce <= (e.accounts.get(user)?.lastNonce ?? 0)) return void e.reject("place_order", "nonce_stale", user)
+  const acct = e.account(user)
+  acct.lastNonce = nonce
+
   const market = e.markets.get(cmd.marketId)
   if (market === undefined) return void e.reject("place_order", "unknown_market", user)
   if (market.status === "halted") return void e.reject("place_order", "market_halted", user)
   if (market.status === "resolved") return void e.reject("place_order", "market_resolved", user)
 
-  const existing = e.accounts.get(user)
-  if (nonce <= (existing === undefined ? 0 : existing.lastNonce)) return void e.reject("place_order", "nonce_stale", user)
   if (notionalMicro(size, priceBps) < MIN_NOTIONAL_MICRO) return void e.reject("place_order", "dust_order", user)
 
   let builderWallet: string | null = null
@@ -70,21 +75,19 @@ export const applyPlaceOrder = (e: Engine, cmd: PlaceOrder): void => {
   const isBuy = side === "buy"
   const takerLockPerContract = isBuy ? buyLockPerContractMicro(priceBps, market.takerFeeBps, builderFeeBps) : 0
   if (isBuy) {
-    if (existing === undefined || existing.availableMicro < size * takerLockPerContract) {
+    if (acct.availableMicro < size * takerLockPerContract) {
       return void e.reject("place_order", "insufficient_balance", user)
     }
   } else {
-    const pos = existing?.positions.get(market.id)
+    const pos = acct.positions.get(market.id)
     const free = pos === undefined ? 0 : outcome === "yes" ? pos.yes - pos.yesLocked : pos.no - pos.noLocked
     if (free < size) return void e.reject("place_order", "insufficient_shares", user)
   }
-  if (orderType === "fok" && !canFillFully(opposite, existing, isBid, yesPriceBps, size, stp)) {
+  if (orderType === "fok" && !canFillFully(opposite, acct, isBid, yesPriceBps, size, stp)) {
     return void e.reject("place_order", "fok_unfilled", user)
   }
 
   // Accepted: from here on the command mutates state.
-  const acct = existing ?? e.account(user)
-  acct.lastNonce = nonce
   const order = new Order(
     e.nextOrderId++,
     acct,

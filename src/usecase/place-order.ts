@@ -18,7 +18,7 @@ const REJECTION_DETAIL: Partial<Record<RejectReason, string>> = {
   dust_order: "order notional below one cent (size x price x 100 < 10,000 micro)",
   market_halted: "market is halted",
   market_resolved: "market is resolved",
-  nonce_stale: "nonce must be greater than the previous accepted order nonce",
+  nonce_stale: "nonce must be greater than the previous order nonce (a refused order spends its nonce too)",
   unknown_builder: "builder_api_key is not a registered api_key",
   order_not_found: "no resting order of this user"
 }

@@ -106,8 +106,8 @@ describe("POST /v1/orders: order types", () => {
     const crossing = await bob.placeOrder({ market_id: m, side: "buy", outcome: "no", price: 4000, size: 2, order_type: "post_only", nonce: 1 })
     expect(plain(crossing)).toEqual({ status: 422, body: rejected("would_cross") })
     await expectBalance(bob, 10_000_000, 0)
-    // The rejected order did not consume nonce 1.
-    const resting = await bob.placeOrder({ market_id: m, side: "buy", outcome: "no", price: 3900, size: 2, order_type: "post_only", nonce: 1 })
+    // The refused order spent nonce 1: the next one takes 2.
+    const resting = await bob.placeOrder({ market_id: m, side: "buy", outcome: "no", price: 3900, size: 2, order_type: "post_only", nonce: 2 })
     expect(plain(resting)).toEqual({ status: 200, body: { order_id: 2, fills: [], remaining: 2, market_id: m, status: "resting" } })
     await expectBalance(bob, 9_220_000, 780_000)
     // Crossing only its owner's order is still a cross.
@@ -144,7 +144,7 @@ describe("POST /v1/orders: order types", () => {
     expect(plain(tooBig)).toEqual({ status: 422, body: rejected("fok_unfilled") })
     await expectBalance(bob, 10_000_000, 0)
     expect(await book(m)).toEqual({ bids: [{ price: 6000, size: 4 }], asks: [] })
-    const exact = await bob.placeOrder({ market_id: m, side: "buy", outcome: "no", price: 4000, size: 4, order_type: "fok", nonce: 1 })
+    const exact = await bob.placeOrder({ market_id: m, side: "buy", outcome: "no", price: 4000, size: 4, order_type: "fok", nonce: 2 })
     expect(plain(exact)).toEqual({
       status: 200,
       body: { order_id: 2, fills: [fill(1, 4000, 4, alice, 1, "mint")], remaining: 0, market_id: m, status: "filled" }
@@ -324,17 +324,17 @@ describe("POST /v1/orders: request validation", () => {
 })
 
 describe("POST /v1/orders: engine rejections", () => {
-  it("422 nonce_stale for an equal or lower nonce; a rejected order does not consume its nonce", async () => {
+  it("422 nonce_stale for an equal or lower nonce; a refused order spends its nonce (docs/decisions.md)", async () => {
     const alice = await t.funded("alice", 10_000_000)
     const m = g7()
     const order = (nonce: number, price = 1000, size = 1) => postOrder(t, alice, signedOrder(alice.key, { market_id: m, side: "buy", outcome: "yes", price, size, nonce }))
     expect((await order(5)).status).toBe(200)
     for (const nonce of [5, 4, 1]) expect({ nonce, ...plain(await order(nonce)) }).toEqual({ nonce, status: 422, body: rejected("nonce_stale") })
-    // Rejected for balance and for dust at nonce 6: nonce 6 is still free afterwards.
+    // Refused for balance at nonce 6: nonce 6 is spent, whatever the next body says.
     expect(plain(await order(6, 1000, 1000))).toEqual({ status: 422, body: rejected("insufficient_balance") })
-    expect(plain(await order(6, 99, 1))).toEqual({ status: 422, body: rejected("dust_order") })
-    expect(plain(await order(6))).toEqual({ status: 200, body: { order_id: 2, fills: [], remaining: 1, market_id: m, status: "resting" } })
+    expect(plain(await order(6, 99, 1))).toEqual({ status: 422, body: rejected("nonce_stale") })
     expect(plain(await order(6))).toEqual({ status: 422, body: rejected("nonce_stale") })
+    expect(plain(await order(7))).toEqual({ status: 200, body: { order_id: 2, fills: [], remaining: 1, market_id: m, status: "resting" } })
     // Nonces need not be consecutive; they are per user.
     expect((await order(1_000_000)).status).toBe(200)
     const bob = await t.funded("bob", 10_000_000)
@@ -342,15 +342,27 @@ describe("POST /v1/orders: engine rejections", () => {
     await expectBalance(alice, 9_700_000, 300_000)
   })
 
+  it("a refused fill-or-kill replayed byte for byte once liquidity appears is 422 nonce_stale, not a trade (issue 31)", async () => {
+    const alice = await t.funded("alice", 10_000_000)
+    const bob = await t.funded("bob", 10_000_000)
+    const m = g7()
+    const fok = signedOrder(bob.key, { market_id: m, side: "buy", outcome: "no", price: 4000, size: 4, order_type: "fok", nonce: 1 })
+    expect(plain(await postOrder(t, bob, fok))).toEqual({ status: 422, body: rejected("fok_unfilled") })
+    await alice.placeOrder({ market_id: m, side: "buy", outcome: "yes", price: 6000, size: 4 })
+    expect(plain(await postOrder(t, bob, fok))).toEqual({ status: 422, body: rejected("nonce_stale") })
+    expect(await book(m)).toEqual({ bids: [{ price: 6000, size: 4 }], asks: [] })
+    await expectBalance(bob, 10_000_000, 0)
+  })
+
   it("422 insufficient_balance at one micro short of the worst-case lock (price plus taker fee, per contract rounded up)", async () => {
     // Buy YES 6000 on a 10 bps market locks 600,000 + ceil(6000 · 10 / 100) = 600,600 per contract.
     const alice = await t.funded("alice", 1_201_199)
     const m = t.market(BTC)
-    const order = () => postOrder(t, alice, signedOrder(alice.key, { market_id: m, side: "buy", outcome: "yes", price: 6000, size: 2, nonce: 1 }))
-    expect(plain(await order())).toEqual({ status: 422, body: rejected("insufficient_balance") })
+    const order = (nonce: number) => postOrder(t, alice, signedOrder(alice.key, { market_id: m, side: "buy", outcome: "yes", price: 6000, size: 2, nonce }))
+    expect(plain(await order(1))).toEqual({ status: 422, body: rejected("insufficient_balance") })
     await expectBalance(alice, 1_201_199, 0)
     expect((await t.admin("POST", "/v1/admin/credit", { user: alice.user, amount_micro: 1 })).status).toBe(200)
-    expect(plain(await order())).toEqual({ status: 200, body: { order_id: 1, fills: [], remaining: 2, market_id: m, status: "resting" } })
+    expect(plain(await order(2))).toEqual({ status: 200, body: { order_id: 1, fills: [], remaining: 2, market_id: m, status: "resting" } })
     // Resting, it only ever trades as maker: the taker-fee part of the lock comes back.
     await expectBalance(alice, 1_200, 1_200_000)
     // A user who was never credited has no balance at all.

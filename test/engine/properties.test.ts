@@ -6,12 +6,14 @@ import { describe, expect, it } from "vitest"
 import {
   type Command,
   Engine,
+  type EngineSnapshot,
   findViolations,
   restoreSnapshot,
   stateHash,
   takeSnapshot
 } from "../../src/engine/index.ts"
 import { type Abstract, abstractCommands, Driver, engineHolders } from "../support/commands.ts"
+import { stateAfterRejection } from "./nonce-rule.ts"
 
 /** Runs a script, returning the concrete commands it became (for replays). */
 const run = (script: Abstract[], onStep?: (e: Engine, cmd: Command) => void): { engine: Engine; commands: Command[] } => {
@@ -29,8 +31,8 @@ const run = (script: Abstract[], onStep?: (e: Engine, cmd: Command) => void): { 
 }
 
 /** State minus the sequence/time counters, which every command advances. */
-const stateWithoutClock = (e: Engine): string => {
-  const { lastSeq: _s, lastTsSec: _t, ...rest } = takeSnapshot(e)
+const withoutClock = (snap: EngineSnapshot): string => {
+  const { lastSeq: _s, lastTsSec: _t, ...rest } = snap
   return JSON.stringify(rest)
 }
 
@@ -47,17 +49,18 @@ describe("engine properties", () => {
     )
   })
 
-  it("a rejected command changes nothing but the sequence counters", () => {
+  it("a rejected command changes nothing but the sequence counters (and a place_order's spent nonce)", () => {
     let rejections = 0
     fc.assert(
       fc.property(abstractCommands(150), (script) => {
         run(script, (engine, cmd) => {
-          const before = stateWithoutClock(engine)
+          const before = takeSnapshot(engine)
           const events = engine.apply(cmd)
-          if (events[0]?.type === "rejected") {
+          const ev = events[0]
+          if (ev?.type === "rejected") {
             rejections++
             expect(events).toHaveLength(1)
-            expect(stateWithoutClock(engine)).toBe(before)
+            expect(withoutClock(takeSnapshot(engine))).toBe(withoutClock(stateAfterRejection(before, cmd, ev.reason)))
           }
         })
       }),

@@ -163,11 +163,13 @@ export class ReferenceEngine {
     if (!isInt(c.priceBps, 0, 10_000)) return void this.no("place_order", "invalid_price", user)
     if (!isInt(c.size, 1, 100_000_000)) return void this.no("place_order", "invalid_size", user)
     if (!isInt(c.nonce, 1, Number.MAX_SAFE_INTEGER)) return void this.no("place_order", "invalid_nonce", user)
+    // A well-formed order with a fresh nonce spends it, accepted or not.
+    if (c.nonce <= (this.accts.get(user)?.lastNonce ?? 0)) return void this.no("place_order", "nonce_stale", user)
+    this.acct(user).lastNonce = c.nonce
     const m = this.markets.get(c.marketId)
     if (!m) return void this.no("place_order", "unknown_market", user)
     if (m.status === "halted") return void this.no("place_order", "market_halted", user)
     if (m.status === "resolved") return void this.no("place_order", "market_resolved", user)
-    if (c.nonce <= (this.accts.get(user)?.lastNonce ?? 0)) return void this.no("place_order", "nonce_stale", user)
     if (c.size * c.priceBps * 100 < 10_000) return void this.no("place_order", "dust_order", user)
     let builderWallet: string | null = null
     let builderFee = 0
@@ -203,7 +205,6 @@ export class ReferenceEngine {
     }
 
     const a = this.acct(user)
-    a.lastNonce = c.nonce
     const order: Ord = {
       id: this.nextOrderId++, user, marketId: m.id, side: c.side, outcome: c.outcome, price: c.priceBps, yesPrice, bid,
       remaining: c.size, stp, builderWallet, builderFee, lockEach: takerLockEach

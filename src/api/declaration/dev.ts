@@ -17,7 +17,7 @@ export const FaucetResponse = Schema.Struct({
 
 export const AccountNonces = Schema.Struct({
   user: Schema.String,
-  last_order_nonce: Schema.Int.annotations({ description: "the last accepted order nonce (0 before any); the next must be greater" }),
+  last_order_nonce: Schema.Int.annotations({ description: "the last spent order nonce (a refused order spends its nonce; 0 before any); the next must be greater" }),
   last_withdraw_nonce: Schema.Int.annotations({ description: "the last accepted withdraw nonce (0 before any)" })
 }).annotations({ identifier: "AccountNonces" })
 

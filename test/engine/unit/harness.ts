@@ -1,7 +1,7 @@
 // Shared helper for the engine unit tests: wraps an Engine, numbers commands
 // (seq auto-increments, tsSec is the harness clock), and checks the ledger
 // invariants after every command. Rejections are checked to leave the state
-// untouched apart from the consumed sequence number.
+// untouched apart from the consumed sequence number and an order's spent nonce.
 import { expect } from "vitest"
 import {
   assertInvariants,
@@ -22,6 +22,7 @@ import {
   type Side,
   type Stp
 } from "../../../src/engine/index.ts"
+import { stateAfterRejection } from "../nonce-rule.ts"
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 /** A command without its sequence number and time: the harness stamps those. */
@@ -40,7 +41,7 @@ export interface OrderSpec {
   readonly size: number
   readonly marketId?: string
   readonly orderType?: OrderType
-  /** Defaults to the user's last accepted nonce + 1. */
+  /** Defaults to the user's last spent nonce + 1. */
   readonly nonce?: number
   readonly stp?: Stp
   readonly builderKey?: string
@@ -129,8 +130,8 @@ export class Harness {
     const events = this.apply(input)
     const expectedUser = user !== undefined ? user : "user" in input && typeof input.user === "string" ? input.user : null
     expect(events).toEqual([{ type: "rejected", command: input.type as CommandType, reason, user: expectedUser }])
-    const expected = snapshotHash({ ...before, lastSeq: before.lastSeq + 1, lastTsSec: this.tsSec })
-    expect(stateHash(this.engine), "a rejection changes nothing but the consumed seq").toBe(expected)
+    const expected = snapshotHash({ ...stateAfterRejection(before, input, reason), lastSeq: before.lastSeq + 1, lastTsSec: this.tsSec })
+    expect(stateHash(this.engine), "a rejection changes nothing but the consumed seq (and a place_order's spent nonce)").toBe(expected)
     return events
   }
 

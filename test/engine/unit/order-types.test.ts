@@ -165,13 +165,17 @@ describe("fok", () => {
     { name: "more than is inside the limit", priceBps: 5900, size: 5 },
     { name: "a limit below the best ask", priceBps: 5800, size: 1 }
   ]
-  it.each(unfillable)("is rejected fok_unfilled and changes nothing: $name", ({ priceBps, size }) => {
+  it.each(unfillable)("is rejected fok_unfilled and changes nothing but its spent nonce: $name", ({ priceBps, size }) => {
     const h = book()
     const before = stateWithoutClock(h.engine)
     h.rejectOrder({ user: "alice", side: "buy", outcome: "yes", priceBps, size, orderType: "fok", nonce: 3 }, "fok_unfilled")
-    expect(stateWithoutClock(h.engine)).toEqual(before)
-    // the nonce was not consumed
-    h.place({ user: "alice", side: "buy", outcome: "yes", priceBps: 100, size: 1, nonce: 3 })
+    expect(stateWithoutClock(h.engine)).toEqual({
+      ...before,
+      accounts: before.accounts.map((a) => (a.user === "alice" ? { ...a, lastNonce: 3 } : a))
+    })
+    // the nonce was spent: the same body is stale, the next one is not
+    h.rejectOrder({ user: "alice", side: "buy", outcome: "yes", priceBps, size, orderType: "fok", nonce: 3 }, "nonce_stale")
+    h.place({ user: "alice", side: "buy", outcome: "yes", priceBps: 100, size: 1, nonce: 4 })
   })
 
   // Bids: alice (own) buy YES 5 @ 6100, then bob buy YES 5 @ 6000. alice FOKs buy NO 5 @ 4000 (YES 6000).

@@ -1,9 +1,10 @@
 // Every rejection changes nothing except that it consumes its seq (bad_sequence / bad_time
-// consume nothing at all). Checked two ways: per reason, the hash after equals the hash of the
-// snapshot before with only lastSeq/lastTsSec replaced (Harness.reject); and with twin engines,
-// one fed rejections interleaved with accepted commands, the other only the accepted ones:
-// identical events for every accepted command (order and trade ids are not consumed) and an
-// identical state apart from the clock.
+// consume nothing at all) and that a refused order spends its fresh nonce. Checked two ways: per
+// reason, the hash after equals the hash of the snapshot before with only lastSeq/lastTsSec (and
+// the spent nonce) replaced (Harness.reject); and with twin engines, one fed rejections
+// interleaved with accepted commands, the other only the accepted ones: identical events for
+// every accepted command (order and trade ids are not consumed) and an identical state apart
+// from the clock.
 import { describe, expect, it } from "vitest"
 import { type Command, type RejectReason } from "../../../src/engine/index.ts"
 import { Harness, type Input, M, mint, stateWithoutClock } from "./harness.ts"
@@ -92,17 +93,22 @@ describe("bad_sequence and bad_time change nothing at all", () => {
 describe("twin engines: rejections interleaved with accepted commands", () => {
   type Step = { readonly accept: Input } | { readonly reject: Input; readonly reason: RejectReason }
   const steps: ReadonlyArray<Step> = [
+    // A refused order spends its fresh nonce (docs/decisions.md): each such refusal is followed by an
+    // accepted order of the same user with a greater nonce, so both twins end with the same nonces.
     { reject: order({ priceBps: 7000, size: 5, orderType: "fok", nonce: 60 }), reason: "fok_unfilled" },
-    { accept: order({ priceBps: 7000, size: 2, nonce: 60 }) }, // fills 2 of alice's ask
     { reject: order({ priceBps: 7000, size: 2, nonce: 60 }), reason: "nonce_stale" },
+    { accept: order({ priceBps: 7000, size: 2, nonce: 61 }) }, // fills 2 of alice's ask
+    { reject: order({ priceBps: 7000, size: 2, nonce: 61 }), reason: "nonce_stale" },
     { reject: order({ user: "bob", side: "sell", outcome: "no", priceBps: 3000, size: 3, orderType: "post_only", nonce: 9 }), reason: "would_cross" },
-    { accept: order({ user: "bob", side: "sell", outcome: "no", priceBps: 3000, size: 3, orderType: "ioc", nonce: 9 }) }, // merges 2 with alice's ask
+    { accept: order({ user: "bob", side: "sell", outcome: "no", priceBps: 3000, size: 3, orderType: "ioc", nonce: 10 }) }, // merges 2 with alice's ask
     { reject: { type: "cancel_order", user: "bob", orderId: 4 }, reason: "order_not_found" },
     { reject: { type: "debit", user: "bob", amountMicro: 1e15, withdrawNonce: 3, ref: "w" }, reason: "insufficient_balance" },
     { accept: { type: "debit", user: "bob", amountMicro: 1_000, withdrawNonce: 2, ref: "w" } },
     { reject: { type: "set_market_status", marketId: "resolved", status: "active" }, reason: "market_resolved" },
+    { reject: order({ marketId: "halted", nonce: 62 }), reason: "market_halted" },
+    { accept: order({ priceBps: 1000, size: 1, nonce: 63 }) }, // rests a bid at 1000
     { accept: { type: "set_market_status", marketId: M, status: "halted" } },
-    { reject: order({ nonce: 70 }), reason: "market_halted" },
+    { reject: order({ nonce: 63 }), reason: "nonce_stale" },
     { accept: { type: "cancel_all", user: "carol" } },
     { accept: { type: "set_market_status", marketId: M, status: "resolved", winningOutcome: "no" } },
     { reject: { type: "redeem", user: "dave", marketId: M }, reason: "nothing_to_redeem" },
@@ -111,7 +117,7 @@ describe("twin engines: rejections interleaved with accepted commands", () => {
     { accept: { type: "redeem", user: "carol", marketId: M } }
   ]
 
-  it("accepted commands produce identical events and the final states are identical but for the clock", () => {
+  it("accepted commands produce identical events and the final states are identical but for the clock (and nonces, spent alike)", () => {
     const a = rich()
     const b = rich()
     let rejected = 0

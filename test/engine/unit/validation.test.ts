@@ -41,8 +41,10 @@ describe("check order: the first failing check is the reason", () => {
     { name: "price before size", spec: buy({ priceBps: 20_000, size: 0 }), reason: "invalid_price" },
     { name: "size before nonce", spec: buy({ size: 0, nonce: 0 }), reason: "invalid_size" },
     { name: "nonce before market", spec: buy({ nonce: 0, marketId: "nope" }), reason: "invalid_nonce" },
-    { name: "halted before stale nonce", spec: buy({ marketId: "halted", nonce: 1 }), reason: "market_halted" },
-    { name: "resolved before stale nonce", spec: buy({ marketId: "resolved", nonce: 1 }), reason: "market_resolved" },
+    { name: "stale nonce before halted (a fresh nonce is spent before the market is read)", spec: buy({ marketId: "halted", nonce: 1 }), reason: "nonce_stale" },
+    { name: "stale nonce before resolved", spec: buy({ marketId: "resolved", nonce: 1 }), reason: "nonce_stale" },
+    { name: "halted after a fresh nonce", spec: buy({ marketId: "halted" }), reason: "market_halted" },
+    { name: "resolved after a fresh nonce", spec: buy({ marketId: "resolved" }), reason: "market_resolved" },
     { name: "stale nonce before dust", spec: buy({ nonce: 1, priceBps: 1, size: 1 }), reason: "nonce_stale" },
     { name: "dust before unknown builder", spec: buy({ priceBps: 1, size: 1, builderKey: "nope" }), reason: "dust_order" },
     { name: "unknown builder before would_cross", spec: buy({ priceBps: 7000, orderType: "post_only", builderKey: "nope" }), reason: "unknown_builder" },
@@ -111,18 +113,37 @@ describe("dust: size · price · 100 < 10,000 is rejected", () => {
 })
 
 describe("nonces", () => {
-  it("must exceed the last accepted nonce; stale and equal are rejected; rejections do not consume", () => {
+  it("must exceed the last spent nonce; stale and equal are rejected and spend nothing", () => {
     const h = setup()
     h.place(buy({ nonce: 5 }))
     h.rejectOrder(buy({ nonce: 5 }), "nonce_stale")
     h.rejectOrder(buy({ nonce: 4 }), "nonce_stale")
-    // a rejection for another reason with a higher nonce does not consume it
-    h.rejectOrder(buy({ nonce: 10, size: 1_000_000 }), "insufficient_balance")
     h.place(buy({ nonce: 6 }))
     expect(h.engine.accounts.get("alice")!.lastNonce).toBe(6)
     // gaps are fine
     h.place(buy({ nonce: 100 }))
     h.rejectOrder(buy({ nonce: 99 }), "nonce_stale")
+  })
+
+  it("a refused order spends its fresh nonce: the same signed body is never accepted later (docs/decisions.md)", () => {
+    const h = setup()
+    h.place(buy({ nonce: 5 }))
+    // Refused for want of money: nonce 10 is spent, so the very same order is stale once money arrives.
+    h.rejectOrder(buy({ nonce: 10, size: 1_000_000 }), "insufficient_balance")
+    expect(h.engine.accounts.get("alice")!.lastNonce).toBe(10)
+    h.credit("alice", 1_000_000_000_000)
+    h.rejectOrder(buy({ nonce: 10, size: 1_000_000 }), "nonce_stale")
+    h.rejectOrder(buy({ nonce: 7 }), "nonce_stale")
+    h.place(buy({ nonce: 11 }))
+    // A fill-or-kill the book could not fill, then liquidity appears: the old body stays refused.
+    h.rejectOrder({ ...buy({ nonce: 12 }), orderType: "fok" }, "fok_unfilled")
+    h.place({ ...buy({ user: "bob", nonce: 1 }), side: "buy", outcome: "no", priceBps: 10_000 - 5_000 })
+    h.rejectOrder({ ...buy({ nonce: 12 }), orderType: "fok" }, "nonce_stale")
+    // A user with no account yet gets one holding only the spent nonce; field errors spend nothing.
+    h.rejectOrder(buy({ user: "zoe", nonce: 3 }), "insufficient_balance")
+    expect(h.engine.accounts.get("zoe")!.lastNonce).toBe(3)
+    h.rejectOrder(buy({ user: "yann", nonce: 3, priceBps: 10_001 }), "invalid_price")
+    expect(h.engine.accounts.has("yann")).toBe(false)
   })
 
   it("are per user", () => {
@@ -151,10 +172,11 @@ describe("balance and share checks", () => {
     h.rejectOrder(buy({ priceBps: 6000, size: 5 }), "insufficient_balance")
   })
 
-  it("a user without an account cannot buy", () => {
+  it("a user without an account cannot buy (and is left with an empty account holding the spent nonce)", () => {
     const h = setup()
-    h.rejectOrder(buy({ user: "ghost" }), "insufficient_balance")
-    expect(h.engine.accounts.has("ghost")).toBe(false)
+    h.rejectOrder(buy({ user: "ghost", nonce: 4 }), "insufficient_balance")
+    expect(h.bal("ghost")).toEqual({ available: 0, locked: 0 })
+    expect(h.engine.accounts.get("ghost")!.lastNonce).toBe(4)
   })
 
   it("no naked shorts: selling without shares, or more than the unlocked shares, is rejected", () => {
