@@ -40,11 +40,19 @@ export interface TestServer {
 }
 
 export const startTestServer = async (
-  opts: { catalog?: boolean; dataDir?: string; startMs?: number; limits?: Partial<AbuseLimits>; log?: (event: Readonly<Record<string, unknown>>) => void } = {}
+  opts: {
+    catalog?: boolean
+    dataDir?: string
+    startMs?: number
+    limits?: Partial<AbuseLimits>
+    log?: (event: Readonly<Record<string, unknown>>) => void
+    /** The listening address; `::` listens dual-stack (IPv4 peers arrive as `::ffff:a.b.c.d`). */
+    host?: string
+  } = {}
 ): Promise<TestServer> => {
   const clock = { nowMs: opts.startMs ?? T0_MS, monoMs: 0 }
   const service = await startService({
-    host: "127.0.0.1",
+    host: opts.host ?? "127.0.0.1",
     port: 0,
     nowMs: () => clock.nowMs,
     monoMs: () => clock.monoMs,
