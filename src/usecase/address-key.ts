@@ -8,46 +8,81 @@
 /** The IPv6 prefix length grouped into one key. */
 export const IPV6_PREFIX_BITS = 64
 
-/** `a.b.c.d` with each part 0..255, or null. */
-const ipv4Parts = (s: string): number[] | null => {
-  const parts = s.split(".")
-  if (parts.length !== 4) return null
-  const out: number[] = []
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || Number(p) > 255) return null
-    out.push(Number(p))
+const COLON = 58
+const DOT = 46
+
+/** The value of a hex digit's char code, or -1. */
+const hexDigit = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1)
+
+/** `a.b.c.d` (each part 0..255, 1–3 digits) in `s[from, end)` as a 32-bit number, or -1. */
+const ipv4At = (s: string, from: number, end: number): number => {
+  let value = 0
+  let parts = 0
+  let i = from
+  while (parts < 4) {
+    let part = 0
+    let digits = 0
+    while (i < end && digits < 4) {
+      const c = s.charCodeAt(i)
+      if (c < 48 || c > 57) break
+      part = part * 10 + (c - 48)
+      digits++
+      i++
+    }
+    if (digits === 0 || digits > 3 || part > 255) return -1
+    value = value * 256 + part
+    parts++
+    if (parts < 4) {
+      if (i >= end || s.charCodeAt(i) !== DOT) return -1
+      i++
+    }
   }
-  return out
+  return i === end ? value : -1
 }
 
-/** Hextets of one side of `::` (a trailing dotted IPv4 counts as two), or null. */
-const hextets = (side: string, lastSide: boolean): number[] | null => {
-  if (side === "") return []
-  const groups = side.split(":")
-  const out: number[] = []
-  for (let i = 0; i < groups.length; i++) {
-    const g = groups[i]!
-    if (lastSide && i === groups.length - 1 && g.includes(".")) {
-      const v4 = ipv4Parts(g)
-      if (v4 === null) return null
-      out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!)
-    } else if (/^[0-9a-fA-F]{1,4}$/.test(g)) out.push(parseInt(g, 16))
-    else return null
-  }
-  return out
-}
-
-/** The eight hextets of an IPv6 address (any textual form, zone id dropped), or null. */
+/**
+ * The eight hextets of an IPv6 address in any textual form (`::` anywhere, upper or lower case,
+ * leading zeros, a dotted IPv4 tail; a zone id `%…` dropped), or null. One pass over the
+ * characters: a flood of fresh IPv6 addresses is what this serves, so no regex or splitting.
+ */
 export const parseIpv6 = (address: string): number[] | null => {
-  const s = address.split("%")[0]!
-  const halves = s.split("::")
-  if (halves.length > 2) return null
-  const head = hextets(halves[0]!, halves.length === 1)
-  const tail = halves.length === 2 ? hextets(halves[1]!, true) : []
-  if (head === null || tail === null) return null
-  if (halves.length === 1) return head.length === 8 ? head : null
-  const zeros = 8 - head.length - tail.length
-  return zeros < 1 ? null : [...head, ...new Array<number>(zeros).fill(0), ...tail]
+  const zone = address.indexOf("%")
+  const end = zone < 0 ? address.length : zone
+  const groups: number[] = []
+  /** Where `::` stands among the groups, or -1. */
+  let gap = -1
+  let i = 0
+  if (address.charCodeAt(0) === COLON) {
+    if (address.charCodeAt(1) !== COLON) return null
+    gap = 0
+    i = 2
+  }
+  while (i < end) {
+    let value = 0
+    let j = i
+    for (let v = hexDigit(address.charCodeAt(j)); j < end && v >= 0; v = hexDigit(address.charCodeAt(++j))) value = value * 16 + v
+    if (j < end && address.charCodeAt(j) === DOT) {
+      // A dotted IPv4 tail: the last two hextets.
+      const v4 = ipv4At(address, i, end)
+      if (v4 < 0 || groups.length > 6) return null
+      groups.push(Math.floor(v4 / 65536), v4 % 65536)
+      break
+    }
+    if (j === i || j - i > 4 || groups.length === 8) return null
+    groups.push(value)
+    if (j === end) break
+    if (address.charCodeAt(j) !== COLON) return null
+    i = j + 1
+    if (address.charCodeAt(i) === COLON) {
+      if (gap >= 0) return null
+      gap = groups.length
+      i++
+    } else if (i === end) return null
+  }
+  if (gap < 0) return groups.length === 8 ? groups : null
+  if (groups.length > 7) return null
+  groups.splice(gap, 0, ...new Array<number>(8 - groups.length).fill(0))
+  return groups
 }
 
 /**
