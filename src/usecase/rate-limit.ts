@@ -97,8 +97,9 @@ export class RateLimiter {
   /**
    * Before a new bucket: drops up to SWEEP_PER_TAKE buckets from the least recently used end
    * that would be full again by now (dropping one changes nothing: a missing bucket is a full
-   * one), stopping at the first that would not; then, at the cap, evicts the least recently
-   * used bucket whatever it holds.
+   * one), stopping at the first that would not (it holds back the ones behind it until it is
+   * full, at most one window: every bucket behind it was used later); then, at the cap, evicts
+   * the least recently used bucket whatever it holds.
    */
   private makeRoom(now: number): void {
     for (let dropped = 0; dropped < SWEEP_PER_TAKE && this.oldest !== null; dropped++) {
