@@ -80,7 +80,8 @@ const program = Effect.gen(function* () {
   const limits = {
     registrationsPerMinute: yield* Config.integer("LIMIT_REGISTRATIONS_PER_MIN").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.registrationsPerMinute)),
     wsConnectionsPerAddress: yield* Config.integer("LIMIT_WS_CONNECTIONS_PER_IP").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnectionsPerAddress)),
-    wsSubscriptionsPerConnection: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptionsPerConnection))
+    wsSubscriptionsPerConnection: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptionsPerConnection)),
+    rateLimitBuckets: yield* Config.integer("LIMIT_RATE_BUCKETS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.rateLimitBuckets))
   }
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
   const chainMode = yield* Config.literal("embedded", "off")("CHAIN").pipe(Config.withDefault("embedded" as const))

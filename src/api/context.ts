@@ -8,7 +8,7 @@ import type { EdgeCache } from "./cache.ts"
 import type { HttpRequest } from "./http.ts"
 import type { RewardsConfig, UseCaseCtx } from "../usecase/context.ts"
 import type { FaucetAccess } from "../usecase/faucet.ts"
-import { LIMITS } from "../usecase/rate-limit.ts"
+import { type BucketSpec, DEFAULT_MAX_BUCKETS, LIMITS } from "../usecase/rate-limit.ts"
 
 // Defined below the routes (the LP bot and the use cases need them too); re-exported for the routes.
 export { DEFAULT_REWARDS_MIN_SIZE_CONTRACTS, nowSec, requireUserKey, type RewardsConfig, rewardsParams } from "../usecase/context.ts"
@@ -25,12 +25,15 @@ export interface AbuseLimits {
   readonly wsConnectionsPerAddress: number
   /** Channels one WebSocket connection may hold (a subscribe beyond closes it with 1008). */
   readonly wsSubscriptionsPerConnection: number
+  /** Rate-limit buckets held at most, all names and keys together (src/usecase/rate-limit.ts). */
+  readonly rateLimitBuckets: number
 }
 
 export const DEFAULT_ABUSE_LIMITS: AbuseLimits = {
   registrationsPerMinute: 30,
   wsConnectionsPerAddress: 50,
-  wsSubscriptionsPerConnection: 500
+  wsSubscriptionsPerConnection: 500,
+  rateLimitBuckets: DEFAULT_MAX_BUCKETS
 }
 
 export interface AppConfig {
@@ -45,6 +48,17 @@ export interface AppConfig {
 }
 
 export const abuseLimits = (config: AppConfig): AbuseLimits => ({ ...DEFAULT_ABUSE_LIMITS, ...config.limits })
+
+/**
+ * The per-address bucket of an anonymous journal write: registration and wallet link, each a
+ * bucket of its own at `registrationsPerMinute`. Charged on every attempt, before any check: a
+ * success is a journal record, a failure a signature verification.
+ */
+export const anonymousWriteLimit = (config: AppConfig, name: "ip_register" | "ip_wallet_link"): BucketSpec => ({
+  name,
+  limit: abuseLimits(config).registrationsPerMinute,
+  windowSec: 60
+})
 
 /** A route's context: the use cases' (exchange, verifier, limiter, secret, binding) and the transport's. */
 export interface AppCtx extends UseCaseCtx {
@@ -114,11 +128,11 @@ export const requireAdmin = (ctx: AppCtx, req: HttpRequest): void => {
   const header = req.headers.authorization ?? ""
   if (!tokenMatches(header.startsWith("Bearer ") ? header.slice(7) : "", ctx.config.adminToken)) {
     // Charged first: once throttled, further failures are refused without a log line each.
-    ctx.limiter.take(LIMITS.ipAdminFailures, req.ip)
+    ctx.limiter.takeForAddress(LIMITS.ipAdminFailures, req.ip)
     ctx.log?.({ event: "admin_auth_failed", ip: req.ip, path: req.path, had_token: header !== "" })
     throw new ApiError("unauthorized", "operator token required (Authorization: Bearer <ADMIN_TOKEN>)")
   }
-  ctx.limiter.take(LIMITS.ipAdmin, req.ip)
+  ctx.limiter.takeForAddress(LIMITS.ipAdmin, req.ip)
 }
 
 /** A user's stable builder api_key: derived from the server secret, so re-registering returns it again. */

@@ -39,7 +39,7 @@ export const makeDepositApp = (ctx: DepositCtx, onError: OnError = () => {}, obs
       method: "GET",
       path: "/v1/deposit/native-address/:user_address",
       handler: async (c, req, params) => {
-        c.limiter.take(DEPOSIT_ADDRESS_LIMIT, req.ip)
+        c.limiter.takeForAddress(DEPOSIT_ADDRESS_LIMIT, req.ip)
         const wallet = normalizeAddress(params.user_address)
         if (wallet === null) throw new ApiError("invalid_address", "user_address: 0x followed by 40 hex characters")
         let address: string

@@ -128,6 +128,18 @@ export class ServiceMetrics {
       }
     })
     new Gauge({
+      name: "twinbook_rate_limit_buckets",
+      help: "Rate-limit buckets held (all buckets and keys; at most LIMIT_RATE_BUCKETS)",
+      registers: r,
+      collect() { this.set(s.limiter.size) }
+    })
+    new Counter({
+      name: "twinbook_rate_limit_evictions_total",
+      help: "Rate-limit buckets evicted at LIMIT_RATE_BUCKETS before they were full again (each resets one key's limit)",
+      registers: r,
+      collect() { this.reset(); this.inc(s.limiter.evicted) }
+    })
+    new Gauge({
       name: "twinbook_deposits",
       help: "Deposits known to the ledger, by stage",
       labelNames: ["stage"] as const,

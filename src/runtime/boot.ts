@@ -184,7 +184,7 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
     clockWatch: new ClockWatch(opts.nowMs, monoMs, opts.log),
     secret: opts.secret,
     config: opts.config,
-    limiter: new RateLimiter(monoMs),
+    limiter: new RateLimiter(monoMs, { maxBuckets: limits.rateLimitBuckets }),
     cache: new EdgeCache(monoMs),
     verifier: opts.verifier ?? inlineVerifier(),
     binding: { withdraw: "up" },

@@ -133,6 +133,8 @@ describe("GET /metrics", () => {
       "twinbook_payouts",
       "twinbook_lp_bots",
       "twinbook_rate_limit_hits_total",
+      "twinbook_rate_limit_buckets",
+      "twinbook_rate_limit_evictions_total",
       "twinbook_deposit_http_request_duration_seconds",
       "process_resident_memory_bytes",
       "nodejs_eventloop_lag_seconds"

@@ -46,13 +46,15 @@ export const startTestServer = async (
     startMs?: number
     limits?: Partial<AbuseLimits>
     log?: (event: Readonly<Record<string, unknown>>) => void
+    /** The listening address; `::` listens dual-stack (IPv4 peers arrive as `::ffff:a.b.c.d`). */
+    host?: string
     /** Further service options (a disk, a logger, worker periods). */
     service?: Partial<ServiceOptions>
   } = {}
 ): Promise<TestServer> => {
   const clock = { nowMs: opts.startMs ?? T0_MS, monoMs: 0 }
   const service = await startService({
-    host: "127.0.0.1",
+    host: opts.host ?? "127.0.0.1",
     port: 0,
     nowMs: () => clock.nowMs,
     monoMs: () => clock.monoMs,

@@ -243,7 +243,7 @@ const wallet: ReadonlyArray<RouteSpec> = [
     summary: "Link the user key to an EVM wallet (both keys sign)",
     body: WalletLinkRequest,
     success: W.WalletLink,
-    errors: ["invalid_shape", "invalid_address", "stale_timestamp", "invalid_signature_format", "invalid_signature", "wallet_already_linked", "wallet_taken"]
+    errors: ["rate_limited", "invalid_shape", "invalid_address", "stale_timestamp", "invalid_signature_format", "invalid_signature", "wallet_already_linked", "wallet_taken"]
   },
   { name: "get", method: "GET", path: "/v1/wallet/:user", summary: "The user's linked wallet", pathParams: userPath, success: W.WalletLink, errors: ["invalid_pubkey", "not_found"] }
 ]

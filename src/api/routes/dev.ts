@@ -13,7 +13,7 @@ export const devRoutes: ReadonlyArray<Route<AppCtx>> = [
     path: "/v1/dev/faucet",
     handler: async (ctx, req) => {
       // Open (no token, docs/decisions.md "Development faucet"), so charged to SPEC's administrative per-IP bucket.
-      ctx.limiter.take(LIMITS.ipAdmin, req.ip)
+      ctx.limiter.takeForAddress(LIMITS.ipAdmin, req.ip)
       const body = parseJsonBody(req)
       return json(200, await requestFaucet(ctx.faucet, { address: body.address, amount_micro: body.amount_micro }), noStore)
     }

@@ -25,7 +25,7 @@ const noStore = { "cache-control": "no-store", "x-cache": "MISS" }
 
 const gate = (ctx: AppCtx, req: HttpRequest): void => {
   if (ctx.exchange.lp !== "open") throw new ApiError("lp_disabled", "the LP surface is not open")
-  ctx.limiter.take(LIMITS.ipLp, req.ip)
+  ctx.limiter.takeForAddress(LIMITS.ipLp, req.ip)
 }
 
 const pubkey = (field: string, value: string): string => {

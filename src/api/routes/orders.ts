@@ -19,7 +19,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "POST",
     path: "/v1/orders",
     handler: async (ctx, req) => {
-      ctx.limiter.take(LIMITS.ipOrders, req.ip)
+      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
       if (ctx.exchange.trading === "closed") throw new ApiError("trading_disabled", "trading is not open")
       const sessionUser = requireSession(ctx, req)
       ctx.limiter.take(LIMITS.walletOrders, sessionUser)
@@ -34,7 +34,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "POST",
     path: "/v1/orders/cancel",
     handler: async (ctx, req) => {
-      ctx.limiter.take(LIMITS.ipOrders, req.ip)
+      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
       const user = requireSession(ctx, req)
       const body = decodeCancel(parseJsonBody(req))
       return json(200, await cancelOrder(ctx, user, body.order_id))
@@ -44,7 +44,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "POST",
     path: "/v1/orders/cancel-all",
     handler: async (ctx, req) => {
-      ctx.limiter.take(LIMITS.ipOrders, req.ip)
+      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
       const user = requireSession(ctx, req)
       const body = decodeCancelAll(parseJsonBody(req))
       return json(200, await cancelAll(ctx, user, body.market_id))
@@ -55,7 +55,7 @@ export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
     path: "/v1/orders/all/:user",
     handler: (ctx, req, params) => {
       // SPEC §8 puts all of /v1/orders/* under the per-IP bucket, reads included.
-      ctx.limiter.take(LIMITS.ipOrders, req.ip)
+      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
       const user = params.user!
       requireUserKey("user", user, "invalid_pubkey")
       const orders = openOrders(ctx.exchange, user)

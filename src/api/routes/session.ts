@@ -4,7 +4,7 @@ import { sessionMessage } from "../../auth/messages.ts"
 import { issueSessionCookie, sessionSetCookie } from "../../auth/session-cookie.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, RegisterRequest } from "../../domain/schemas.ts"
-import { abuseLimits, apiKeyFor, type AppCtx, requireFreshTimestamp, requireUserKey, wallSec } from "../context.ts"
+import { anonymousWriteLimit, apiKeyFor, type AppCtx, requireFreshTimestamp, requireUserKey, wallSec } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 
 const MAX_SKEW_SEC = 60
@@ -15,8 +15,7 @@ export const sessionRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "POST",
     path: "/v1/builders/register",
     handler: async (ctx, req) => {
-      // Every attempt is charged: each success is a journal record, each failure a verification.
-      ctx.limiter.take({ name: "ip_register", limit: abuseLimits(ctx.config).registrationsPerMinute, windowSec: 60 }, req.ip)
+      ctx.limiter.takeForAddress(anonymousWriteLimit(ctx.config, "ip_register"), req.ip)
       const body = decodeRegister(parseJsonBody(req))
       requireUserKey("user", body.user, "invalid_shape")
       requireFreshTimestamp(ctx, req, body.timestamp, MAX_SKEW_SEC)

@@ -6,7 +6,7 @@ import { walletLinkMessage } from "../../auth/messages.ts"
 import { normalizeAddress } from "../../chain/chain.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, WalletLinkRequest } from "../../domain/schemas.ts"
-import { type AppCtx, requireFreshTimestamp, requireUserKey } from "../context.ts"
+import { anonymousWriteLimit, type AppCtx, requireFreshTimestamp, requireUserKey } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 
 const MAX_SKEW_SEC = 60
@@ -17,6 +17,8 @@ export const walletRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "POST",
     path: "/v1/wallet/link",
     handler: async (ctx, req) => {
+      // Like registration, and no registration needed first (docs/decisions.md "Rate limits").
+      ctx.limiter.takeForAddress(anonymousWriteLimit(ctx.config, "ip_wallet_link"), req.ip)
       const body = decodeLink(parseJsonBody(req))
       requireUserKey("user", body.user, "invalid_shape")
       const wallet = normalizeAddress(body.wallet)

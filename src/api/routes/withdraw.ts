@@ -16,7 +16,7 @@ export const withdrawRoutes: ReadonlyArray<Route<AppCtx>> = [
     handler: async (ctx, req) => {
       // Paused trading blocks withdrawals before any other check (SPEC §4, §8).
       if (ctx.exchange.trading === "paused") throw new ApiError("trading_disabled", "withdrawals are blocked while trading is paused")
-      ctx.limiter.take(LIMITS.ipOrders, req.ip)
+      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
       const sessionUser = requireSession(ctx, req)
       const raw = parseJsonBody(req)
       const body = decodeWithdraw(raw)
