@@ -5,6 +5,7 @@ import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
+import type { FaucetAccess } from "../../src/usecase/faucet.ts"
 import { Api } from "../../src/api/declaration/api.ts"
 import { conformingFetch } from "./conformance.ts"
 
@@ -40,7 +41,15 @@ export interface TestServer {
 }
 
 export const startTestServer = async (
-  opts: { catalog?: boolean; dataDir?: string; startMs?: number; limits?: Partial<AbuseLimits>; log?: (event: Readonly<Record<string, unknown>>) => void } = {}
+  opts: {
+    catalog?: boolean
+    dataDir?: string
+    startMs?: number
+    limits?: Partial<AbuseLimits>
+    log?: (event: Readonly<Record<string, unknown>>) => void
+    /** `POST /v1/dev/faucet`'s faucet (none: the route answers 404). */
+    faucet?: FaucetAccess
+  } = {}
 ): Promise<TestServer> => {
   const clock = { nowMs: opts.startMs ?? T0_MS, monoMs: 0 }
   const service = await startService({
@@ -62,6 +71,7 @@ export const startTestServer = async (
       ...(opts.limits === undefined ? {} : { limits: opts.limits })
     },
     ...(opts.log === undefined ? {} : { log: opts.log }),
+    ...(opts.faucet === undefined ? {} : { faucet: opts.faucet }),
     onError: (err) => console.error(err)
   })
   const url = service.http.url
