@@ -2,7 +2,11 @@
 // http://127.0.0.1:8080) to mint `amount` test USDG (e.g. `100`, `2.5`) to the wallet on its
 // embedded chain, through `POST /v1/dev/faucet` (docs/api.md "Development faucet"). Through the
 // service rather than the chain, so the gate (embedded chain, DEV_CREDIT) is the service's own.
+// The route serves registered users only: when it asks for a session (401) the CLI registers a
+// fresh key of its own (the minted USDG goes to the wallet, not to that user), so it needs nothing
+// from the caller.
 // One line on stdout when minted; a clear message on stderr and a non-zero exit otherwise.
+import { ApiClient, ApiFailure, generateKey } from "../src/client/index.ts"
 
 const USAGE = "usage: npm run faucet -- <0x wallet> <amount in USDG, e.g. 100 or 2.5>"
 
@@ -27,20 +31,26 @@ const main = async (args: ReadonlyArray<string>): Promise<number> => {
   if (micro === null) return fail(`"${amount}" is not an amount of USDG (a positive number with at most 6 decimals, e.g. 100 or 2.5)\n${USAGE}`, 2)
   if (micro > BigInt(Number.MAX_SAFE_INTEGER)) return fail(`${amount} USDG is too much for one request`, 2)
   const api = (process.env["API_URL"] ?? "http://127.0.0.1:8080").replace(/\/+$/, "")
-  let res: Response
+  const client = new ApiClient(api, generateKey())
+  const refused = (step: string, res: { status: number; body: unknown }): number => {
+    const body = (res.body ?? {}) as { error?: string; detail?: string }
+    return fail(`${step}${res.status} ${body.error ?? "error"}${body.detail === undefined ? "" : `: ${body.detail}`}`, 1)
+  }
   try {
-    res = await fetch(`${api}/v1/dev/faucet`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ address: wallet, amount_micro: Number(micro) })
-    })
+    // Asked first without a session: a service with no faucet says why (404) and gets no registration.
+    let res = await client.faucet(wallet, Number(micro))
+    if (res.status === 401) {
+      const session = await client.register("faucet-cli")
+      if (session.status !== 200) return refused("registering the CLI's key: ", session)
+      res = await client.faucet(wallet, Number(micro))
+    }
+    if (res.status !== 200) return refused("", res)
+    process.stdout.write(`minted ${amount} USDG (${micro} micro) to ${res.body.address}: tx ${res.body.tx_hash}\n`)
+    return 0
   } catch (err) {
+    if (err instanceof ApiFailure) return fail(`the answer from ${api} is not the twinbook API's: ${err.message}`, 1)
     return fail(`cannot reach the service at ${api} (${err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err)}); start it with npm start, or set API_URL`, 1)
   }
-  const body = (await res.json().catch(() => ({}))) as { error?: string; detail?: string; tx_hash?: string; address?: string }
-  if (res.status !== 200) return fail(`${res.status} ${body.error ?? "error"}${body.detail === undefined ? "" : `: ${body.detail}`}`, 1)
-  process.stdout.write(`minted ${amount} USDG (${micro} micro) to ${body.address}: tx ${body.tx_hash}\n`)
-  return 0
 }
 
 process.exitCode = await main(process.argv.slice(2))

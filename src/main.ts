@@ -187,8 +187,8 @@ const program = Effect.gen(function* () {
     yield* Console.log(`deposit chain     ${chain.rpcUrl} (chain ${chain.info.chainId}; USDG ${chain.info.token}; vault ${chain.info.vault})`)
   }
   yield* Console.log(`API docs          ${service.http.url}/v1/docs  (OpenAPI: /v1/openapi.json)`)
-  // The web app (web/): built here when web/dist is missing or stale, then served at WEB_PORT.
-  // The test-USDG faucet exists only on the embedded chain with DEV_CREDIT on (docs/api.md "Web app").
+  // The web app (web/): built here when web/dist is missing or stale, then served at WEB_PORT, its
+  // requests logged like the API's. Its deposit page offers the API's faucet when the service has one.
   const web = yield* Effect.acquireRelease(
     Effect.promise(async () => {
       if (!webEnabled) return null
@@ -203,11 +203,10 @@ const program = Effect.gen(function* () {
             deposit_url: deposit?.url ?? null,
             chain_rpc_url: chain !== null && chainConfig.rpcUrl === undefined ? chain.rpcUrl : null,
             chain_id: chain?.info.chainId ?? null,
-            token_address: chain?.info.token ?? null
+            token_address: chain?.info.token ?? null,
+            faucet: "faucet" in faucet
           },
-          ...(chain !== null && chainConfig.rpcUrl === undefined && devCredit
-            ? { faucet: { rpcUrl: chain.rpcUrl, chainId: chain.info.chainId, operatorKey: chainConfig.operatorKey ?? ANVIL_KEYS[0], token: chain.info.token } }
-            : {})
+          logger
         })
       } catch (err) {
         console.error(`web app not started: ${err instanceof Error ? err.message : String(err)}`)

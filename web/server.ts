@@ -1,13 +1,13 @@
-// The web app's server (Node only): serves the built app (web/dist) at WEB_PORT, tells the
-// page where the API, WebSocket and deposit service are (`/config.json`), and, on the embedded
-// development chain only, a test-USDG faucet (`POST /dev/faucet`, docs/api.md "Web app").
-// It holds no user state: the page talks to the API directly (CORS allow-list).
+// The web app's server (Node only): serves the built app (web/dist) at WEB_PORT and tells the
+// page where the API, WebSocket and deposit service are (`/config.json`, docs/api.md "Web app").
+// It holds no user state and no faucet: the page talks to the API directly (CORS allow-list),
+// the development faucet included (docs/decisions.md "One faucet"). Every request gets one log
+// line like the API's; a path that is not valid percent-encoded UTF-8 is a 400, never a 500.
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { extname, join, normalize, resolve, sep } from "node:path"
-import type { Hex } from "viem"
-import { type Address, normalizeAddress } from "../src/chain/chain.ts"
-import { makeDevFaucet } from "../src/chain/faucet.ts"
+import { errorFields, type Logger, silentLogger } from "../src/ops/log.ts"
+import { liveMonoClock } from "../src/time/clock.ts"
 import { DEFAULT_DIST } from "./paths.ts"
 
 
@@ -20,17 +20,8 @@ export interface WebConfig {
   readonly chain_rpc_url: string | null
   readonly chain_id: number | null
   readonly token_address: string | null
-  /** True when POST /dev/faucet works (embedded chain and DEV_CREDIT). */
+  /** True when the API's `POST /v1/dev/faucet` mints (embedded chain and DEV_CREDIT): the deposit page offers it. */
   readonly faucet: boolean
-}
-
-export interface FaucetOptions {
-  readonly rpcUrl: string
-  readonly chainId: number
-  readonly operatorKey: Hex
-  readonly token: Address
-  /** Test USDG per click, micro (default 100 USDG, the default per-transfer maximum). */
-  readonly amountMicro?: number
 }
 
 export interface WebServerOptions {
@@ -38,9 +29,11 @@ export interface WebServerOptions {
   /** 0 picks a free port. */
   readonly port: number
   readonly distDir?: string
-  readonly config: Omit<WebConfig, "faucet">
-  /** Present only on the embedded chain with DEV_CREDIT on. */
-  readonly faucet?: FaucetOptions
+  readonly config: WebConfig
+  /** The service's logger (src/ops/log.ts): one line per request, and each unexpected error. Silent when absent. */
+  readonly logger?: Logger
+  /** The monotonic clock, for request durations only; the process's own when absent. */
+  readonly monoMs?: () => number
 }
 
 export interface WebServer {
@@ -60,81 +53,103 @@ const TYPES: Readonly<Record<string, string>> = {
   ".map": "application/json; charset=utf-8"
 }
 
-/** The shared development faucet (src/chain/faucet.ts) at this server's fixed amount per click. */
-const makeFaucet = (o: FaucetOptions) => {
-  const mint = makeDevFaucet(o)
-  const amount = BigInt(o.amountMicro ?? 100_000_000)
-  return async (to: Address): Promise<{ tx: Hex; amount_micro: number }> => ({ tx: (await mint(to, amount)).txHash, amount_micro: Number(amount) })
+const json = (res: ServerResponse, status: number, body: { error: string; detail: string } | WebConfig, headers: Record<string, string> = {}): void => {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers })
+  res.end(JSON.stringify(body))
 }
 
-const readBody = (req: IncomingMessage, max = 4096): Promise<string> =>
-  new Promise((resolveBody, reject) => {
-    let size = 0
-    const chunks: Buffer[] = []
-    req.on("data", (c: Buffer) => {
-      size += c.length
-      if (size > max) {
-        reject(new Error("body too large"))
-        req.destroy()
-      } else chunks.push(c)
-    })
-    req.on("end", () => resolveBody(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
+/** A request's outcome for its log line: the envelope's code when it is an error. */
+type Outcome = string | null
 
-const json = (res: ServerResponse, status: number, body: unknown): void => {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" })
-  res.end(JSON.stringify(body))
+/** The longest path a log line carries (node allows 16 KiB of request line). */
+const LOGGED_PATH_CHARS = 256
+
+/**
+ * The request target's path (origin-form `/a/b?q`, or absolute-form `http://h/a/b`), its query
+ * dropped: `raw` as sent, `decoded` percent-decoded. Null when it cannot be decoded (bad
+ * percent-encoding, not UTF-8) or decodes to a NUL: a bad request, never a file name.
+ */
+const pathOf = (target: string): { raw: string; decoded: string } | null => {
+  let raw = target.split(/[?#]/, 1)[0]!
+  if (!raw.startsWith("/")) {
+    try {
+      raw = new URL(raw).pathname
+    } catch {
+      return null
+    }
+  }
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(raw)
+  } catch {
+    return null // URIError: `%` not followed by two hex digits, or bytes that are not UTF-8
+  }
+  return decoded.includes("\0") ? null : { raw, decoded }
 }
 
 export const startWebServer = async (o: WebServerOptions): Promise<WebServer> => {
   const dist = resolve(o.distDir ?? DEFAULT_DIST)
   if (!existsSync(join(dist, "index.html"))) throw new Error(`web app not built: ${dist}/index.html is missing (run npm run web:build)`)
-  const faucet = o.faucet === undefined ? null : makeFaucet(o.faucet)
-  const config: WebConfig = { ...o.config, faucet: faucet !== null }
+  const config = o.config
+  const logger = o.logger ?? silentLogger
+  const monoMs = o.monoMs ?? liveMonoClock.monoMs
 
-  const serveFile = (res: ServerResponse, path: string): void => {
+  const serveFile = (res: ServerResponse, path: string): Outcome => {
+    const body = readFileSync(path) // before the head: a file gone meanwhile (a rebuild) is an error, not a 200
     const type = TYPES[extname(path)] ?? "application/octet-stream"
     // Hashed assets never change; index.html must be re-read so a rebuild is picked up.
     const cache = path.includes(`${sep}assets${sep}`) ? "public, max-age=31536000, immutable" : "no-cache"
     res.writeHead(200, { "content-type": type, "cache-control": cache, "x-content-type-options": "nosniff" })
-    res.end(readFileSync(path))
+    res.end(body)
+    return null
   }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://web.invalid")
-    if (url.pathname === "/config.json") return json(res, 200, config)
-    if (url.pathname === "/dev/faucet") {
-      if (req.method !== "POST") return json(res, 405, { error: "method_not_allowed" })
-      if (faucet === null) return json(res, 404, { error: "not_found", detail: "the faucet runs only on the embedded development chain with DEV_CREDIT on" })
-      let wallet: Address | null = null
-      try {
-        wallet = normalizeAddress((JSON.parse(await readBody(req)) as { wallet?: unknown }).wallet)
-      } catch {
-        return json(res, 400, { error: "invalid_json" })
-      }
-      if (wallet === null) return json(res, 400, { error: "invalid_address", detail: "wallet must be 0x + 40 hex characters" })
-      try {
-        return json(res, 200, { wallet, ...(await faucet(wallet)) })
-      } catch (err) {
-        return json(res, 502, { error: "faucet_failed", detail: (err instanceof Error ? err.message : String(err)).slice(0, 200) })
-      }
+  const refuse = (res: ServerResponse, status: number, error: string, detail: string, headers?: Record<string, string>): Outcome => {
+    json(res, status, { error, detail }, headers)
+    return error
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse, path: { raw: string; decoded: string } | null): Outcome => {
+    if (path === null) return refuse(res, 400, "bad_request", "the request path is not valid percent-encoded UTF-8")
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      // No route here takes a body; the development faucet is the API's (POST /v1/dev/faucet).
+      return refuse(res, 405, "method_not_allowed", `${req.method ?? "this method"} is not allowed here: the web app's server only serves files (GET, HEAD)`, { allow: "GET, HEAD" })
     }
-    if (req.method !== "GET" && req.method !== "HEAD") return json(res, 405, { error: "method_not_allowed" })
-    const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, "")
-    const path = join(dist, rel)
-    if (!path.startsWith(dist)) return json(res, 404, { error: "not_found" })
-    if (rel !== "" && existsSync(path) && statSync(path).isFile()) return serveFile(res, path)
+    if (path.raw === "/config.json") {
+      json(res, 200, config)
+      return null
+    }
+    const rel = normalize(path.decoded).replace(/^([/\\])+/, "")
+    const file = join(dist, rel)
+    if (file !== dist && !file.startsWith(dist + sep)) return refuse(res, 404, "not_found", "no such file")
+    if (rel !== "" && existsSync(file) && statSync(file).isFile()) return serveFile(res, file)
     // Client-side routes (hash-based, but a deep link to /anything still gets the app).
     if (extname(rel) === "" || rel === "") return serveFile(res, join(dist, "index.html"))
-    return json(res, 404, { error: "not_found" })
+    return refuse(res, 404, "not_found", "no such file")
   }
 
+  // A counter, like the API's request ids: a 500's detail names the line that logged its cause.
+  let errors = 0
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: "internal_error", detail: String(err).slice(0, 200) })
-      else res.destroy()
-    })
+    const t0 = monoMs()
+    const method = req.method ?? "?"
+    const path = pathOf(req.url ?? "/")
+    const logged = (path?.raw ?? (req.url ?? "").split("?", 1)[0]!).slice(0, LOGGED_PATH_CHARS)
+    let errorCode: Outcome
+    try {
+      errorCode = handle(req, res, path)
+    } catch (err) {
+      errorCode = "internal_error"
+      const requestId = `w${++errors}`
+      logger.error("internal error", { service: "web", request_id: requestId, method, path: logged, ...errorFields(err, logger.enabled("debug")) })
+      if (res.headersSent) res.destroy()
+      else json(res, 500, { error: "internal_error", detail: `unexpected server error (request ${requestId})` }, { "x-request-id": requestId })
+    }
+    const level = res.statusCode >= 500 ? "error" : "info"
+    if (logger.enabled(level)) {
+      const durationMs = monoMs() - t0
+      logger[level]("request", { service: "web", method, path: logged, status: res.statusCode, duration_ms: Math.round(durationMs * 1000) / 1000, error_code: errorCode ?? undefined })
+    }
   })
   await new Promise<void>((ok, fail) => {
     server.once("error", fail)

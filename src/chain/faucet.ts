@@ -1,7 +1,7 @@
 // The development faucet's chain side: mints test USDG (and tops up gas) to a wallet on the
-// embedded Anvil with the operator key. Used by the API (`POST /v1/dev/faucet`, through
-// src/usecase/faucet.ts) and by the web app's server (`POST /dev/faucet`); src/main.ts builds it
-// only for the embedded chain, so no code path can mint on an external one.
+// embedded Anvil with the operator key. Used by the API's `POST /v1/dev/faucet` (through
+// src/usecase/faucet.ts), the only faucet (the web app calls it too); src/main.ts builds it only
+// for the embedded chain, so no code path can mint on an external one.
 import { createPublicClient, createWalletClient, http, type Hex } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import type { Address, Hash } from "./chain.ts"

@@ -11,6 +11,7 @@ import type {
   Balance,
   CancelAllResponse,
   CancelResponse,
+  FaucetResponse,
   LpDelegated,
   LpSessionNew,
   LpStartResponse,
@@ -106,6 +107,14 @@ export class ApiClient extends PublicClient {
       this.withdrawNonce = Math.max(this.withdrawNonce, res.body.last_withdraw_nonce)
     }
     return res
+  }
+
+  /**
+   * `POST /v1/dev/faucet` (extension; session cookie, so `register` first): mints `amountMicro` test
+   * USDG and gas to an EVM wallet on the service's embedded development chain.
+   */
+  faucet(address: string, amountMicro: number): Promise<ApiResult<FaucetResponse>> {
+    return this.request("POST", "/v1/dev/faucet", { address, amount_micro: amountMicro })
   }
 
   /** Bootstraps the session: signs SPEC §5.1's message, captures the cookie (Node) and `api_key`. */

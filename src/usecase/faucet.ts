@@ -1,12 +1,25 @@
 // The development faucet (docs/api.md "Development faucet"): test USDG minted to a wallet on the
-// embedded chain. The composition root hands it either a faucet or the reason there is none
-// (DEV_CREDIT off, an external chain, no chain), so the refusal names what to change.
+// embedded chain, for a registered user (the route checks the session). The composition root
+// hands it either a faucet or the reason there is none (DEV_CREDIT off, an external chain, no
+// chain), so the refusal names what to change. The API's route is the only way in: the web app
+// calls it too (docs/decisions.md "One faucet").
 import { type Address, normalizeAddress } from "../chain/chain.ts"
 import type { DevFaucet } from "../chain/faucet.ts"
 import { ApiError } from "../domain/errors.ts"
+import type { BucketSpec } from "./rate-limit.ts"
 
 /** What the service was started with: a faucet (embedded chain, DEV_CREDIT on), or why not. */
 export type FaucetAccess = { readonly faucet: DevFaucet } | { readonly refused: string }
+
+/**
+ * Mints per window (extensions; SPEC §8 sets none). Every mint is a mined transaction and the
+ * faucet mints one at a time, so a flood would queue everyone else's behind it. Per user, and
+ * per source address for all the users behind it (registering costs nothing but its own limit).
+ */
+export const FAUCET_LIMITS = {
+  user: { name: "faucet_user", limit: 5, windowSec: 60 },
+  ip: { name: "faucet_ip", limit: 60, windowSec: 60 }
+} as const satisfies Record<string, BucketSpec>
 
 /** At most 1,000,000 USDG per request: test money, but still an integer well inside 2^53 micro. */
 export const FAUCET_MAX_MICRO = 1_000_000_000_000
@@ -32,10 +45,15 @@ export interface FaucetResult {
   readonly amount_micro: number
 }
 
-/** Checks the gate, then the address and amount, then mints; a chain failure is `502 faucet_failed`. */
-export const requestFaucet = async (access: FaucetAccess | undefined, body: FaucetRequest): Promise<FaucetResult> => {
+/** The faucet, or `404 not_found` saying why there is none: checked first, so the reason is never hidden behind a 401. */
+export const faucetOf = (access: FaucetAccess | undefined): DevFaucet => {
   if (access === undefined) throw new ApiError("not_found", "this service has no faucet")
   if ("refused" in access) throw new ApiError("not_found", access.refused)
+  return access.faucet
+}
+
+/** Checks the address and amount, then mints; a chain failure is `502 faucet_failed`. */
+export const requestFaucet = async (faucet: DevFaucet, body: FaucetRequest): Promise<FaucetResult> => {
   const address = normalizeAddress(body.address)
   if (address === null) throw new ApiError("invalid_address", "address must be 0x followed by 40 hex characters")
   const amountMicro = body.amount_micro
@@ -44,7 +62,7 @@ export const requestFaucet = async (access: FaucetAccess | undefined, body: Fauc
   }
   let txHash: string
   try {
-    txHash = (await access.faucet(address, BigInt(amountMicro))).txHash
+    txHash = (await faucet(address, BigInt(amountMicro))).txHash
   } catch (err) {
     throw new ApiError("faucet_failed", `the chain refused the mint: ${err instanceof Error ? err.message : String(err)}`)
   }

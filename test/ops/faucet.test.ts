@@ -1,8 +1,9 @@
 // The development faucet (issue 13, the first hour), on the real service as a process
-// (`src/main.ts`, temp DATA_DIR, WEB=false): `POST /v1/dev/faucet` and `npm run faucet` mint test
-// USDG that the chain then holds; bad addresses and amounts are refused with a clear message
-// (non-zero exit for the CLI); and the faucet is refused with DEV_CREDIT=false, without a chain,
-// and on an external chain (CHAIN_RPC_URL), where nothing is minted.
+// (`src/main.ts`, temp DATA_DIR, WEB=false): `POST /v1/dev/faucet` (a registered user's session
+// cookie) and `npm run faucet` (which registers a key of its own) mint test USDG that the chain
+// then holds; bad addresses and amounts are refused with a clear message (non-zero exit for the
+// CLI); and the faucet is refused with DEV_CREDIT=false, without a chain, and on an external chain
+// (CHAIN_RPC_URL), where nothing is minted. Its abuse cases: test/hostile/web-server.test.ts.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../src/chain/anvil.ts"
 import type { Address } from "../../src/chain/chain.ts"
 import { usdgAbi } from "../../src/chain/contracts.ts"
+import { ApiClient, generateKey } from "../../src/client/index.ts"
 import { type ChildServer, startChildServer } from "../support/child-server.ts"
 import { runProcess } from "../support/run-process.ts"
 
@@ -40,8 +42,18 @@ const stop = async (child: ChildServer): Promise<void> => {
   await child.exited
 }
 
-const faucet = async (url: string, body: unknown) => {
-  const res = await fetch(`${url}/v1/dev/faucet`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) })
+/** A registered user's session cookie on `url`. */
+const sessionOn = async (url: string): Promise<string> => {
+  const client = new ApiClient(url, generateKey())
+  const reg = await client.register("faucet-test")
+  if (reg.status !== 200) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.body)}`)
+  return client.cookie!
+}
+
+/** `POST /v1/dev/faucet` with `cookie` (none: as a stranger). */
+const faucet = async (url: string, body: unknown, cookie?: string) => {
+  const headers: Record<string, string> = { "content-type": "application/json", ...(cookie === undefined ? {} : { cookie }) }
+  const res = await fetch(`${url}/v1/dev/faucet`, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) })
   return { status: res.status, body: (await res.json()) as any }
 }
 
@@ -59,6 +71,7 @@ afterAll(async () => {
 describe("on the embedded chain with DEV_CREDIT on (the default)", () => {
   let service: ChildServer
   let balanceOf: (owner: Address) => Promise<bigint>
+  let cookie: string
 
   beforeAll(async () => {
     service = await boot({ CHAIN: "embedded" })
@@ -72,11 +85,14 @@ describe("on the embedded chain with DEV_CREDIT on (the default)", () => {
     const m = /^deposit chain\s+(http:\/\/\S+) \(chain \d+; USDG (0x[0-9a-f]{40});/.exec(await until("deposit chain"))!
     const pub = createPublicClient({ transport: http(m[1]!), cacheTime: 0 })
     balanceOf = (owner) => pub.readContract({ address: m[2] as Address, abi: usdgAbi, functionName: "balanceOf", args: [owner] })
+    cookie = await sessionOn(service.url)
   }, 150_000)
   afterAll(() => stop(service))
 
   it("POST /v1/dev/faucet mints the amount to the wallet on the chain and answers with the transaction", async () => {
-    const res = await faucet(service.url, { address: WALLET_A.toUpperCase().replace("0X", "0x"), amount_micro: 5_000_000 })
+    // A stranger is refused; the registered user is served.
+    expect(await faucet(service.url, { address: WALLET_A, amount_micro: 5_000_000 })).toEqual({ status: 401, body: { error: "unauthorized", detail: expect.any(String) } })
+    const res = await faucet(service.url, { address: WALLET_A.toUpperCase().replace("0X", "0x"), amount_micro: 5_000_000 }, cookie)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(res.body).toEqual({ address: WALLET_A, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount_micro: 5_000_000 })
     expect(await balanceOf(WALLET_A)).toBe(5_000_000n)
@@ -95,14 +111,15 @@ describe("on the embedded chain with DEV_CREDIT on (the default)", () => {
   it("refuses a bad address or amount over the API (400, SPEC §7 envelope) and mints nothing", async () => {
     const before = await balanceOf(WALLET_A)
     for (const address of ["0x123", "", 42, null, `${WALLET_A}00`]) {
-      const res = await faucet(service.url, { address, amount_micro: 1_000_000 })
+      // A user of its own each time: one user's refusals would reach its limit (5 per 60 s).
+      const res = await faucet(service.url, { address, amount_micro: 1_000_000 }, await sessionOn(service.url))
       expect(res, JSON.stringify(address)).toEqual({ status: 400, body: { error: "invalid_address", detail: expect.stringContaining("0x followed by 40 hex") } })
     }
     for (const amount_micro of [0, -1, 1.5, "1000000", null, 1_000_000_000_001]) {
-      const res = await faucet(service.url, { address: WALLET_A, amount_micro })
+      const res = await faucet(service.url, { address: WALLET_A, amount_micro }, await sessionOn(service.url))
       expect(res, JSON.stringify(amount_micro)).toEqual({ status: 400, body: { error: "invalid_amount", detail: expect.stringContaining("amount_micro must be an integer") } })
     }
-    expect((await faucet(service.url, "{not json")).body.error).toBe("invalid_json")
+    expect((await faucet(service.url, "{not json", cookie)).body.error).toBe("invalid_json")
     expect(await balanceOf(WALLET_A)).toBe(before)
   })
 

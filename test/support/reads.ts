@@ -114,7 +114,7 @@ export const refsOf = (value: unknown, out: string[] = []): string[] => {
  * A request through node:http, which (unlike fetch) sends any Host header as given; `localAddress`
  * (another 127.x.y.z) makes it come from another client address, as the rate limiters see it.
  */
-export const rawHttp = (t: TestServer, method: string, path: string, headers: Record<string, string>, body?: string, localAddress?: string): Promise<Res> =>
+export const rawHttp = (t: Pick<TestServer, "url">, method: string, path: string, headers: Record<string, string>, body?: string, localAddress?: string): Promise<Res> =>
   new Promise((resolve, reject) => {
     const url = new URL(t.url)
     const opts = { host: url.hostname, port: Number(url.port), method, path, headers, setHost: headers.host === undefined, ...(localAddress === undefined ? {} : { localAddress, agent: false }) }

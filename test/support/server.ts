@@ -5,6 +5,7 @@ import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type Service, type ServiceOptions, startService } from "../../src/runtime/boot.ts"
+import type { FaucetAccess } from "../../src/usecase/faucet.ts"
 import { Api } from "../../src/api/declaration/api.ts"
 import { conformingFetch } from "./conformance.ts"
 
@@ -48,6 +49,8 @@ export const startTestServer = async (
     log?: (event: Readonly<Record<string, unknown>>) => void
     /** The listening address; `::` listens dual-stack (IPv4 peers arrive as `::ffff:a.b.c.d`). */
     host?: string
+    /** `POST /v1/dev/faucet`'s faucet (none: the route answers 404). */
+    faucet?: FaucetAccess
     /** Further service options (a disk, a logger, worker periods). */
     service?: Partial<ServiceOptions>
   } = {}
@@ -72,6 +75,7 @@ export const startTestServer = async (
       ...(opts.limits === undefined ? {} : { limits: opts.limits })
     },
     ...(opts.log === undefined ? {} : { log: opts.log }),
+    ...(opts.faucet === undefined ? {} : { faucet: opts.faucet }),
     onError: (err) => console.error(err),
     ...opts.service
   })

@@ -1,6 +1,6 @@
 // The web app's test stand: a real Anvil with the contracts, the real service (API, WebSocket,
-// deposit service, watcher, payouts, LP runner) on loopback, the built app served by
-// web/server.ts (faucet on), and a real Chromium driven by playwright-core. Used by the
+// deposit service, watcher, payouts, LP runner, the development faucet) on loopback, the built
+// app served by web/server.ts, and a real Chromium driven by playwright-core. Used by the
 // browser journeys (test/web/e2e.test.ts) and the web bench (bench/web.ts).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { ANVIL_KEYS, freePort } from "../../src/chain/anvil.ts"
+import { makeDevFaucet } from "../../src/chain/faucet.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
@@ -81,7 +82,9 @@ export const startStand = async (opts: { lpTickMs?: number } = {}): Promise<Stan
         rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40, minSizeContracts: 10 },
         limits: { registrationsPerMinute: 1000, wsConnectionsPerAddress: 200, wsSubscriptionsPerConnection: 500 }
       },
-      chain: { chain: chain.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 250, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: cors }
+      chain: { chain: chain.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 250, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: cors },
+      // As src/main.ts builds it on the embedded chain: the deposit page mints through the API's POST /v1/dev/faucet.
+      faucet: { faucet: makeDevFaucet({ rpcUrl: chain.anvil.rpcUrl, chainId: chain.info.chainId, operatorKey: ANVIL_KEYS[0], token: chain.info.token }) }
     })
     web = await startWebServer({
       host: "127.0.0.1",
@@ -92,9 +95,9 @@ export const startStand = async (opts: { lpTickMs?: number } = {}): Promise<Stan
         deposit_url: service.chainServices!.deposit.url,
         chain_rpc_url: chain.anvil.rpcUrl,
         chain_id: chain.info.chainId,
-        token_address: chain.info.token
-      },
-      faucet: { rpcUrl: chain.anvil.rpcUrl, chainId: chain.info.chainId, operatorKey: ANVIL_KEYS[0], token: chain.info.token }
+        token_address: chain.info.token,
+        faucet: true
+      }
     })
     browser = await launchChromium()
   } catch (err) {

@@ -1,5 +1,6 @@
 // web/server.ts over real loopback HTTP: the app's files, /config.json, client-side routes, no
-// path escapes, and the faucet absent unless configured (an external chain, or DEV_CREDIT off).
+// path escapes, and no faucet of its own (the page uses the API's). Hostile input and its log
+// lines: test/hostile/web-server.test.ts.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"
@@ -9,7 +10,7 @@ import { startWebServer, type WebServer } from "../../web/server.ts"
 
 let dir: string
 let web: WebServer
-const config = { api_url: "http://127.0.0.1:1", ws_url: "ws://127.0.0.1:1/v1/ws", deposit_url: null, chain_rpc_url: null, chain_id: null, token_address: null }
+const config = { api_url: "http://127.0.0.1:1", ws_url: "ws://127.0.0.1:1/v1/ws", deposit_url: null, chain_rpc_url: null, chain_id: null, token_address: null, faucet: false }
 
 /** A raw GET, so `..` segments reach the server unnormalised. */
 const rawGet = (path: string): Promise<{ status: number; body: string }> =>
@@ -52,7 +53,7 @@ describe("the web app's server", () => {
   })
 
   it("tells the page where the service is", async () => {
-    expect(await (await fetch(`${web.url}/config.json`)).json()).toEqual({ ...config, faucet: false })
+    expect(await (await fetch(`${web.url}/config.json`)).json()).toEqual(config)
   })
 
   it("never serves a file outside the build", async () => {
@@ -62,11 +63,11 @@ describe("the web app's server", () => {
     }
   })
 
-  it("has no faucet unless the embedded chain and DEV_CREDIT configured one", async () => {
+  it("takes no POST: the development faucet is the API's (POST /v1/dev/faucet), not this server's", async () => {
     const r = await fetch(`${web.url}/dev/faucet`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wallet: `0x${"1".repeat(40)}` }) })
-    expect(r.status).toBe(404)
-    expect(await r.json()).toMatchObject({ error: "not_found" })
-    expect((await fetch(`${web.url}/dev/faucet`)).status).toBe(405)
+    expect(r.status).toBe(405)
+    expect(r.headers.get("allow")).toBe("GET, HEAD")
+    expect(await r.json()).toEqual({ error: "method_not_allowed", detail: expect.stringContaining("only serves files") })
   })
 
   it("refuses to start without a build, saying how to make one", async () => {

@@ -31,10 +31,11 @@ export const FIRST_HOUR_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>
       summary: "Development: mint test USDG (and gas) to a wallet on the embedded chain",
       description:
         "Exists only with the embedded chain and DEV_CREDIT on; otherwise `404 not_found` says why (DEV_CREDIT=false, CHAIN_RPC_URL set, CHAIN=off). " +
-        "No token; per-IP 60 per 60 s. Answers once the mint is mined.",
+        "A registered user's session cookie, refused from a foreign Origin; per user 5 and per address 60 per 60 s. Answers once the mint is mined.",
+      auth: "cookie",
       body: FaucetRequest,
       success: FaucetResponse,
-      errors: ["rate_limited", "not_found", "invalid_address", "invalid_amount", "faucet_failed"]
+      errors: ["not_found", "forbidden_origin", "unauthorized", "rate_limited", "invalid_address", "invalid_amount", "faucet_failed"]
     }
   ],
   nonces: [

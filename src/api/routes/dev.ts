@@ -2,8 +2,7 @@
 // faucet of the embedded chain, and the session user's last accepted nonces.
 import { type AppCtx, requireSession } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
-import { requestFaucet } from "../../usecase/faucet.ts"
-import { LIMITS } from "../../usecase/rate-limit.ts"
+import { FAUCET_LIMITS, faucetOf, requestFaucet } from "../../usecase/faucet.ts"
 
 const noStore = { "cache-control": "no-store" }
 
@@ -12,10 +11,13 @@ export const devRoutes: ReadonlyArray<Route<AppCtx>> = [
     method: "POST",
     path: "/v1/dev/faucet",
     handler: async (ctx, req) => {
-      // Open (no token, docs/decisions.md "Development faucet"), so charged to SPEC's administrative per-IP bucket.
-      ctx.limiter.takeForAddress(LIMITS.ipAdmin, req.ip)
+      const faucet = faucetOf(ctx.faucet)
+      // A registered user's cookie, from no foreign page (docs/decisions.md "One faucet"); charged before the body is read.
+      const user = requireSession(ctx, req)
+      ctx.limiter.takeForAddress(FAUCET_LIMITS.ip, req.ip)
+      ctx.limiter.take(FAUCET_LIMITS.user, user)
       const body = parseJsonBody(req)
-      return json(200, await requestFaucet(ctx.faucet, { address: body.address, amount_micro: body.amount_micro }), noStore)
+      return json(200, await requestFaucet(faucet, { address: body.address, amount_micro: body.amount_micro }), noStore)
     }
   },
   {

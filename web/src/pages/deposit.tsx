@@ -155,9 +155,9 @@ export const DepositPage = () => {
     if (micro === null || micro < addr.min_usdg_micro || micro > addr.max_usdc_per_tx_micro) {
       throw new Error(`Amount must be between ${formatUsd(addr.min_usdg_micro)} and ${formatUsd(addr.max_usdc_per_tx_micro)}.`)
     }
-    const res = await fetch("/dev/faucet", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wallet: wallet.address }) })
-    const body = (await res.json()) as ErrorBody
-    if (!res.ok) throw new Error(describeError(res.status, body))
+    // The API's faucet, with this user's session cookie: it mints the amount and tops up gas.
+    const res = await client.value!.faucet(wallet.address, micro)
+    if (res.status !== 200) throw new Error(describeError(res.status, res.body as ErrorBody))
     await wallet.transferToken(addr.token_address, addr.address, BigInt(micro))
     notify("ok", `Sent ${formatUsd(micro)} test USDG to your deposit address; watch it credit below.`)
   })
