@@ -31,7 +31,8 @@ const probes = (server: TestServer, n: number) =>
 describe("GET /v1/ready under concurrent probes", () => {
   it("200 parallel probes all answer 200, write nothing to DATA_DIR, and name no server path", async () => {
     dir = mkdtempSync(join(tmpdir(), "twinbook-ready-flood-"))
-    t = await startTestServer({ dataDir: dir })
+    // No background writers (history flushes, snapshots): whatever touches DATA_DIR now is a probe.
+    t = await startTestServer({ dataDir: dir, service: { historyFlushMs: 0, snapshotIntervalSec: 0 } })
     const seen: string[] = []
     const watcher = watch(dir, (_event, name) => void seen.push(String(name)))
     try {
