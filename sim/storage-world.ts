@@ -78,10 +78,11 @@ export class DiskHost {
   }
 
   /** Recovers DATA_DIR and opens the journal, as a process start does. Returns the recovery's lines. */
-  async open(nowMs: () => number, onFatal: (err: unknown) => void): Promise<{ durable: DurableExchange; records: JournalRecord[]; lines: string[] }> {
+  async open(nowMs: () => number, monoMs: () => number, onFatal: (err: unknown) => void): Promise<{ durable: DurableExchange; records: JournalRecord[]; lines: string[] }> {
     const storage = this.storage()
     const durable = await openDurableExchange(SIM_DATA_DIR, nowMs, {
       onFatal,
+      monoMs,
       storage,
       // Appends in one scheduler instant form one batch (setImmediate's role live).
       defer: (run) => void this.scheduler.after(0, run),

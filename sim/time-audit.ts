@@ -6,13 +6,16 @@
 //    served within the TTL of that market's last change, measured on the monotonic clock;
 //  * rewards are paid over sampled minutes only: each day's credited minutes equal the
 //    journal's `rewards_sample` records of that day, a paid day was sampled and is paid once
-//    within its budget, and samples never outpace the (virtual) minutes that passed.
+//    within its budget, and samples never outpace the (virtual) minutes that passed;
+//  * journal time keeps pace with elapsed time in each process: it never stands still, lags or
+//    jumps beyond the business clock's rates (sim/journal-pace.ts), whatever the wall clock does.
 // Money conservation is the main auditor's ledger check.
 import { TTL_SEC } from "../src/api/cache.ts"
 import type { HttpResponse } from "../src/api/http.ts"
 import { dayOfSec } from "../src/service/rewards-book.ts"
 import { bookView } from "../src/service/views.ts"
 import type { Agent } from "./agents/agent.ts"
+import { JournalPace } from "./journal-pace.ts"
 import { CarelessClient, Spammer } from "./agents/hostile.ts"
 import type { RunStats } from "./stats.ts"
 import type { World } from "./world.ts"
@@ -28,6 +31,9 @@ export class TimeAudit {
   private samples = 0
   private counted = 0
   private countedBoot = -1
+  private readonly pace = new JournalPace()
+  /** What `pace` found since the last audit. */
+  private readonly paceFailures: string[] = []
 
   constructor(
     private readonly world: World,
@@ -36,9 +42,12 @@ export class TimeAudit {
     private readonly probeReads: boolean
   ) {
     this.startMs = world.scheduler.nowMs()
-    world.onBoot((x) =>
+    world.onBoot((x) => {
+      this.pace.restart()
       x.onApply((record, result) => {
         const now = world.scheduler.nowMs()
+        // A dead process's late applies are not this process's pace.
+        if (world.exchange === x) for (const f of this.pace.observe(now, record.tsSec)) this.paceFailures.push(`record ${record.seq} (${record.cmd.type}): ${f}`)
         // Status and surface changes may touch every book: count them as a change everywhere.
         if (record.cmd.type === "set_market_status" || record.cmd.type === "set_trading") for (const id of x.engine.markets.keys()) this.changedMs.set(id, now)
         for (const ev of result.events) {
@@ -46,7 +55,7 @@ export class TimeAudit {
           if (typeof id === "string") this.changedMs.set(id, now)
         }
       })
-    )
+    })
   }
 
   check(at: string): void {
@@ -54,6 +63,7 @@ export class TimeAudit {
       if (a instanceof Spammer || a instanceof CarelessClient) continue
       for (const line of a.refusedWithinRate.splice(0)) this.stats.fail(`${at} rate limit beyond the client's own rate: ${line}`)
     }
+    for (const f of this.paceFailures.splice(0)) this.stats.fail(`${at} ${f}`)
     this.checkRewards(at)
     if (this.probeReads) this.probe(at)
   }

@@ -156,7 +156,7 @@ export class World {
   /** Boots a process: replays the journal into a fresh exchange and starts the service around it. */
   private boot(): void {
     const epoch = ++this.boots
-    const x = new Exchange(this.nowMs, processJournal(this.records, () => this.boots === epoch && !this.down))
+    const x = new Exchange(this.nowMs, processJournal(this.records, () => this.boots === epoch && !this.down), this.monoMs)
     for (const record of this.records) x.apply(record)
     this.start(x, null, epoch)
   }
@@ -165,7 +165,7 @@ export class World {
   private async bootFromDisk(): Promise<void> {
     const host = this.host!
     const epoch = ++this.boots
-    const { durable, records, lines } = await host.open(this.nowMs, (err) => this.storageFailed(epoch, err))
+    const { durable, records, lines } = await host.open(this.nowMs, this.monoMs, (err) => this.storageFailed(epoch, err))
     for (const line of lines) this.serviceLog.push(`t=${this.scheduler.nowSec()} ${line}`)
     // The lineage's journal is what the disk holds; the live process adds to it as it applies.
     this.records.length = 0

@@ -231,7 +231,7 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
     const reportError = config.onError ?? (logging ? ops?.onError : undefined)
     const onError = (err: unknown): void => reportError?.(err)
     const stopStep = stopStepOf(config)
-    const opened = yield* store.open({ nowMs, onFatal, ...(ops === null ? {} : { meter: ops.meter }), logger })
+    const opened = yield* store.open({ nowMs, monoMs, onFatal, ...(ops === null ? {} : { meter: ops.meter }), logger })
     if (opened.durable !== null) yield* stopStep(() => "the last snapshot, the journal's close and the history store's flush")
     const { exchange, durable } = opened
     if (config.catalog !== undefined) {

@@ -45,6 +45,8 @@ export interface OpenedStore {
 export interface OpenOptions {
   /** The wall clock: stamps commands (Exchange.journalMs). */
   readonly nowMs: () => number
+  /** The monotonic clock: business time runs on with it across a wall-clock step (docs/time.md). */
+  readonly monoMs: () => number
   /** Called when the journal cannot write: memory is ahead of disk, so the process must stop. */
   readonly onFatal: (err: unknown) => void
   /** Wraps the journal's disk to measure it (the ops layer); unmeasured when absent. */
@@ -66,7 +68,7 @@ export const memoryStoreLayer: Layer.Layer<StoreService> = Layer.succeed(StoreSe
   dataDir: null,
   open: (o) =>
     Effect.sync(() => ({
-      exchange: new Exchange(o.nowMs, memoryJournal()),
+      exchange: new Exchange(o.nowMs, memoryJournal(), o.monoMs),
       durable: null,
       history: () => null,
       historyStartup: null,
@@ -87,7 +89,7 @@ export const durableStoreLayer = (dataDir: string, disk: Storage = nodeStorage):
       Effect.gen(function* () {
         yield* Effect.orDie(dataDirLock(dataDir))
         const opened = yield* Effect.acquireRelease(
-          Effect.promise(() => openDurableWithHistory(dataDir, o.nowMs, o.onFatal, o.meter === undefined ? disk : o.meter(disk))),
+          Effect.promise(() => openDurableWithHistory(dataDir, { nowMs: o.nowMs, monoMs: o.monoMs }, o.onFatal, o.meter === undefined ? disk : o.meter(disk))),
           (x) => Effect.promise(() => closeDurable({ ...x, dataDir }, o.logger))
         )
         const durable = opened.durable
@@ -123,7 +125,7 @@ export const durableStoreLayer = (dataDir: string, disk: Storage = nodeStorage):
  */
 const openDurableWithHistory = async (
   dataDir: string,
-  nowMs: () => number,
+  clocks: { readonly nowMs: () => number; readonly monoMs: () => number },
   onFatal: (err: unknown) => void,
   storage?: Storage
 ): Promise<{ durable: DurableExchange; store: () => HistoryStore; startup: HistoryStartup }> => {
@@ -140,8 +142,9 @@ const openDurableWithHistory = async (
   }
   let durable: DurableExchange
   try {
-    durable = await openDurableExchange(dataDir, nowMs, {
+    durable = await openDurableExchange(dataDir, clocks.nowMs, {
       onFatal,
+      monoMs: clocks.monoMs,
       ...(storage === undefined ? {} : { storage }),
       beforeSnapshot: (seq) => store.flush(seq),
       beforeReplay: (x) => {

@@ -55,9 +55,10 @@ export const takeExchangeSnapshot = (x: Exchange): ExchangeSnapshot => ({
   rewards: x.rewards.toJSON()
 })
 
-export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journal: JournalSink): Exchange => {
+/** `monoMs`: the process's monotonic clock (the Exchange's third argument; the wall clock when absent). */
+export const restoreExchange = (s: ExchangeSnapshot, nowMs: () => number, journal: JournalSink, monoMs: () => number = nowMs): Exchange => {
   if (s.version !== EXCHANGE_SNAPSHOT_VERSION) throw new Error(`unsupported exchange snapshot version ${String(s.version)}`)
-  const x = new Exchange(nowMs, journal)
+  const x = new Exchange(nowMs, journal, monoMs)
   x.engine = restoreSnapshot(s.engine)
   for (const e of s.events) x.catalog.add({ ...e, outcomes: e.outcomes.map((o) => ({ ...o })) })
   for (const b of s.builders) {

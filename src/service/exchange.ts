@@ -13,6 +13,7 @@ import { History, tradeFromFill } from "./history.ts"
 import { LpBook, type LpRefusal } from "./lp-book.ts"
 import { type PaidDay, RewardsBook } from "./rewards-book.ts"
 import { WithdrawalBook } from "./withdrawals.ts"
+import { BusinessClock } from "../time/business-clock.ts"
 
 export interface BuilderRecord {
   readonly user: string
@@ -79,24 +80,35 @@ export class Exchange {
   private readonly listeners: Listener[] = []
   /** The newest append's promise: the journal acknowledges in order, so it covers every earlier one. */
   private lastAppend: Promise<void> = Promise.resolve()
+  /** Business time from the wall and monotonic clocks (src/time/business-clock.ts); read in `journalMs` only. */
+  private readonly clock: BusinessClock
 
   constructor(
-    /** The wall clock: read in `journalMs` only, the one place it enters (docs/time.md). */
-    private readonly wallMs: () => number,
-    private readonly journal: JournalSink
-  ) {}
+    /** The wall clock: enters business time through `journalMs` only (docs/time.md). */
+    wallMs: () => number,
+    private readonly journal: JournalSink,
+    /**
+     * The monotonic clock, on which a wall-clock step is slewed away (docs/time.md). A live or
+     * simulated process passes its own; absent, the wall clock stands in for it (a clock that is
+     * never stepped: replays, tests with one clock).
+     */
+    monoMs: () => number = wallMs
+  ) {
+    this.clock = new BusinessClock(wallMs, monoMs)
+  }
 
   onApply(listener: Listener): void {
     this.listeners.push(listener)
   }
 
   /**
-   * Business time now: what the next record would be stamped with — the wall clock, but
-   * never earlier than the last record's time, so it never goes backwards. The wall
-   * clock's one entry into the service (the wall-clock guard in test/determinism).
+   * Business time now: what the next record would be stamped with — the wall clock while it
+   * keeps pace with the monotonic clock; across a step it runs on with the elapsed time and is
+   * slewed back (src/time/business-clock.ts), so it never goes back, stands still or jumps. A
+   * new process starts at the later of its last record's time and the wall clock.
    */
   journalMs(): number {
-    return Math.max(this.tsSec * 1000, this.wallMs()) // stamp: the wall clock enters business time here and nowhere else
+    return this.clock.readMs(this.tsSec * 1000)
   }
 
   journalSec(): number {

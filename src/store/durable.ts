@@ -52,13 +52,20 @@ export const recoverExchange = (
   dataDir: string,
   nowMs: () => number,
   sink: JournalSink,
-  opts: { repair: boolean; beforeReplay?: (exchange: Exchange) => void; storage?: Storage }
+  opts: {
+    repair: boolean
+    beforeReplay?: (exchange: Exchange) => void
+    storage?: Storage
+    /** The process's monotonic clock, for business time (docs/time.md); the wall clock when absent (a replay, a tool). */
+    monoMs?: () => number
+  }
 ): { exchange: Exchange; recovery: RecoveryReport; lastSegmentBytes: number } => {
   const storage = opts.storage ?? nodeStorage
   // Repairing recovery (the service's own) moves damaged snapshots aside; a read-only one leaves them.
   const { loaded, skipped } = scanSnapshots(snapshotDir(dataDir), { quarantine: opts.repair, storage })
   const snapshotSeq = loaded?.snapshot.seq ?? null
-  const exchange = loaded === null ? new Exchange(nowMs, sink) : restoreExchange(loaded.snapshot, nowMs, sink)
+  const monoMs = opts.monoMs ?? nowMs
+  const exchange = loaded === null ? new Exchange(nowMs, sink, monoMs) : restoreExchange(loaded.snapshot, nowMs, sink, monoMs)
   opts.beforeReplay?.(exchange)
   // Records are applied as they are decoded: a long journal is never held in memory at once.
   let replayed = 0
@@ -96,6 +103,8 @@ export const openDurableExchange = async (
     storage?: Storage
     defer?: JournalOptions["defer"]
     onDurable?: JournalOptions["onDurable"]
+    /** See `recoverExchange`: the service passes its monotonic clock. */
+    monoMs?: () => number
   }
 ): Promise<DurableExchange> => {
   const storage = opts.storage ?? nodeStorage
@@ -107,7 +116,8 @@ export const openDurableExchange = async (
   const { exchange, recovery, lastSegmentBytes } = recoverExchange(dataDir, nowMs, sink, {
     repair: true,
     storage,
-    ...(opts.beforeReplay === undefined ? {} : { beforeReplay: opts.beforeReplay })
+    ...(opts.beforeReplay === undefined ? {} : { beforeReplay: opts.beforeReplay }),
+    ...(opts.monoMs === undefined ? {} : { monoMs: opts.monoMs })
   })
   const journal = await openJournal(journalDir(dataDir), exchange.lastSeq + 1, opts.onFatal, {
     storage,

@@ -2,8 +2,8 @@
 //  * durations (rate-limit refill, cache TTLs, timeouts, worker schedules, latency figures)
 //    run on the monotonic clock, `monoMs`, which a wall-clock step never moves;
 //  * business time (trade and order timestamps, candles, rewards days, payouts) is the
-//    journal's time (Exchange.journalMs), which never goes backwards. The wall clock enters
-//    there, once, when a command is stamped.
+//    journal's time (Exchange.journalMs): the wall clock, slewed across its steps on this
+//    monotonic clock (./business-clock.ts), where the wall clock enters, once.
 // `MonoClock` is a plain interface today, like the `nowMs` callback, so issue #12 can lift
 // it into an Effect tag: `liveMonoClock` is its live layer, sim/clock.ts its simulated one.
 

@@ -15,8 +15,8 @@ const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
 let open: TestServer[] = []
-const server = async (log?: (event: Readonly<Record<string, unknown>>) => void): Promise<TestServer> => {
-  const t = await startTestServer(log === undefined ? {} : { log })
+const server = async (opts: { log?: (event: Readonly<Record<string, unknown>>) => void; startMs?: number } = {}): Promise<TestServer> => {
+  const t = await startTestServer(opts)
   open.push(t)
   return t
 }
@@ -130,8 +130,9 @@ describe("rewards follow real sampling", () => {
     expect((await today(t, alice)).minutes_sampled).toBe(sampled + 1)
   })
 
-  it("a jump of days pays only the sampled day, and stepping back never pays twice", async () => {
-    const t = await server()
+  it("a jump of days neither closes the day early nor skips a day, and stepping back never pays twice", async () => {
+    // From 23:50 UTC: the day ends when business time passes midnight, which it does at most twice as fast as real time.
+    const t = await server({ startMs: T0_MS + DAY_MS - 10 * 60_000 })
     await t.tick()
     const { alice, bob } = await quoteBoth(t)
     for (let i = 0; i < 5; i++) {
@@ -143,28 +144,79 @@ describe("rewards follow real sampling", () => {
     t.stepWall(2 * DAY_MS)
     t.advance(1_000)
     await t.admin("POST", "/v1/admin/credit", { user: t.client("cs-rw-nobody").user, amount_micro: 1 }) // any record
-    // Before: both days were paid, 800 USDC each. Day 0 was sampled and is over in journal time: paid. Day 1 never was: not paid.
-    expect((await t.tick()).paidDays).toEqual([DAY0])
+    // Before: the record jumped two days and day 0, 5 minutes before its end, was paid at once.
+    expect((await t.tick()).paidDays).toEqual([])
+    const paid: number[] = []
+    for (let i = 0; i < 4; i++) {
+      t.advance(60_000)
+      paid.push(...(await t.tick()).paidDays)
+    }
+    // 4 minutes of real time at twice the rate: business time passed midnight, into day 1 — not day 2.
+    expect(paid).toEqual([DAY0])
     expect((await balance(alice)) + (await balance(bob)) - aliceBefore - bobBefore).toBe(800_000_000)
+    expect((await today(t, alice)).day_start).toBe((DAY0 + 1) * 86_400)
     t.stepWall(-2 * DAY_MS)
     for (let i = 0; i < 3; i++) {
       t.advance(60_000)
       expect((await t.tick()).paidDays).toEqual([])
     }
     expect(t.service.exchange.rewards.paid.map((p) => p.day)).toEqual([DAY0])
-    // "Today" is the journal's day (DAY0 + 2), where the samples after the step go — not the paid day.
+    // "Today" is still the journal's day: the samples after midnight went to day 1, none to a paid day.
     const now = await today(t, alice)
-    expect(now.day_start).toBe((DAY0 + 2) * 86_400)
-    // One sample per monotonic minute: the jump's tick came 1 s after the last sample, so took none.
-    expect(now.minutes_sampled).toBe(3)
-    expect(now.estimate_micro_usdc).toBe(400_000_000)
+    expect(now.day_start).toBe((DAY0 + 1) * 86_400)
+    expect(now.minutes_sampled).toBeGreaterThanOrEqual(3)
+  })
+})
+
+describe("business time runs on with elapsed time across a step (issue 31, item 12)", () => {
+  /** Trade times (seconds) of the market, oldest first. */
+  const tradeTimes = async (t: TestServer): Promise<number[]> =>
+    ((await ok(t, `/v1/markets/${G7}/trades?limit=100`)).trades as Array<{ id: number; time: number }>).sort((a, b) => a.id - b.id).map((x) => x.time)
+  /** Crosses a trade every 10 s of elapsed time, `n` times. */
+  const tradeEvery10s = async (t: TestServer, maker: ApiClient, taker: ApiClient, n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      t.advance(10_000)
+      await cross(maker, taker, G7, 5_000 + 10 * i, 1, "yes")
+    }
+  }
+  const gaps = (times: number[]): number[] => times.slice(1).map((v, i) => v - times[i]!)
+
+  it("after a forward excursion, trades carry the time that passed, not one frozen second", async () => {
+    const t = await server()
+    const [maker, taker] = [await t.funded("cs-bt-maker"), await t.funded("cs-bt-taker")]
+    await cross(maker, taker, G7, 4_000, 1, "yes")
+    t.stepWall(HOUR_MS)
+    t.advance(1_000)
+    await t.admin("POST", "/v1/admin/credit", { user: t.client("cs-bt-nobody").user, amount_micro: 1 }) // a record during it
+    t.stepWall(-HOUR_MS)
+    await tradeEvery10s(t, maker, taker, 4)
+    const times = await tradeTimes(t)
+    // Before: the record during the excursion took the hour, and every trade after it carried that one second.
+    for (const g of gaps(times).slice(1)) expect(g, times.join(" ")).toBeGreaterThanOrEqual(5)
+    // Never jumped: the excursion's second ran at most twice as fast, so business time is within 2 s of the wall clock.
+    expect(times.at(-1)!).toBeLessThanOrEqual(t.nowSec() + 2)
+  })
+
+  it("after a backward step, trades run on at half speed or more and meet the wall clock again", async () => {
+    const t = await server()
+    const [maker, taker] = [await t.funded("cs-bt2-maker"), await t.funded("cs-bt2-taker")]
+    await cross(maker, taker, G7, 4_000, 1, "yes")
+    t.stepWall(-120_000)
+    await tradeEvery10s(t, maker, taker, 4)
+    // Before: each trade carried the last record's second until the wall clock caught up, 120 s later.
+    for (const g of gaps(await tradeTimes(t))) expect(g).toBeGreaterThanOrEqual(5)
+    // 120 s ahead, losing at least 5 s per 10 s: met within 240 s of elapsed time.
+    t.advance(240_000)
+    await cross(maker, taker, G7, 4_100, 1, "yes")
+    expect((await tradeTimes(t)).at(-1)).toBe(t.nowSec())
+    expect((await t.admin("GET", "/v1/admin/clock")).body.wall_minus_journal_ms).toBe(0)
   })
 })
 
 describe("steps are noticed", () => {
   it("logs a step once and shows it on the operator status", async () => {
     const events: Array<Readonly<Record<string, unknown>>> = []
-    const t = await server((e) => void events.push(e))
+    const t = await server({ log: (e) => void events.push(e) })
     await t.tick()
     t.advance(1_000)
     t.stepWall(30_000) // within the forward threshold: drift, not a step
@@ -193,7 +245,7 @@ describe("steps are noticed", () => {
 
   it("a server whose clock is wrong refuses a fresh registration, and logs why", async () => {
     const events: Array<Readonly<Record<string, unknown>>> = []
-    const t = await server((e) => void events.push(e))
+    const t = await server({ log: (e) => void events.push(e) })
     const trueSec = t.nowSec()
     t.stepWall(-120_000)
     const c = t.client("cs-reg-alice")

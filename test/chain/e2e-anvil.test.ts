@@ -70,6 +70,8 @@ const start = (chain: Chain): Promise<Service> =>
     host: "127.0.0.1",
     port: 0,
     nowMs: () => clock.ms,
+    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
+    monoMs: () => clock.ms,
     secret: new Uint8Array(32).fill(9),
     dataDir,
     historyFlushMs: 0,

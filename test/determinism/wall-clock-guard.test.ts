@@ -1,5 +1,6 @@
 // The time contract (docs/time.md): inside the service the wall clock enters in one place,
-// the exchange's stamp (Exchange.journalMs), which gives business time. Durations use the
+// the stamp in BusinessClock.readMs (src/time/business-clock.ts, read by Exchange.journalMs), which
+// gives business time. Durations use the
 // monotonic clock (src/time/clock.ts). Any other wall-clock read — the injected `nowMs`/`wallMs`
 // callbacks, Effect's Clock millis, Date — needs `// live-only: <why>` on its line (checking a
 // client's signed timestamp is one such reason). src/client/ is excluded: it is the client
@@ -34,12 +35,12 @@ export const wallClockReads = (files: string[]): { violations: string[]; stamps:
 }
 
 describe("wall-clock guard", () => {
-  it("src/ reads the wall clock only at the exchange's stamp and on live-only lines", () => {
+  it("src/ reads the wall clock only at the business clock's stamp and on live-only lines", () => {
     const files = sourceFiles(join(root, "src")).filter((f) => !relative(root, f).startsWith(join("src", "client")))
     expect(files.length).toBeGreaterThan(0)
     const { violations, stamps } = wallClockReads(files)
     expect(violations).toEqual([])
-    expect(stamps.map((s) => s.slice(0, s.indexOf(":")))).toEqual([join("src", "service", "exchange.ts")])
+    expect(stamps.map((s) => s.slice(0, s.indexOf(":")))).toEqual([join("src", "time", "business-clock.ts")])
   })
 
   it("the guard itself flags a wall read, honours live-only and counts the stamp", () => {

@@ -1,8 +1,8 @@
 // The clock-steps scenario (scenarios/clock-steps.json, docs/time.md): the simulated wall
 // clock steps back and forward, across midnight, while the monotonic clock runs on. The run
 // is clean, and the auditor catches each of the wall-clock defects when one is planted back:
-// a rate limiter or an edge cache timed by the wall clock, and rewards that credit the
-// minutes a jump skipped.
+// a rate limiter or an edge cache timed by the wall clock, rewards that credit the minutes a
+// jump skipped, and journal time that follows the wall clock's steps (the old stamp).
 import { describe, expect, it } from "vitest"
 import { EdgeCache } from "../../src/api/cache.ts"
 import { RateLimiter } from "../../src/usecase/rate-limit.ts"
@@ -36,6 +36,12 @@ const creditSkippedMinutes = (x: Exchange): void => {
   }
 }
 
+/** The stamp before issue 31 item 12: the wall clock, but never before the last record — it jumps with a step forward and stands still after. */
+const oldStamp = (world: World): void =>
+  world.onBoot((x) => {
+    x.journalMs = () => Math.max(x.tsSec * 1000, world.nowMs())
+  })
+
 describe("clock steps in the simulator", () => {
   it("crosses midnight and steps both ways under load with every check clean, and pays rewards", async () => {
     const s = await run()
@@ -52,6 +58,13 @@ describe("clock steps in the simulator", () => {
   it("catches an edge cache timed by the wall clock", async () => {
     const s = await run({ onWorld: onWallClock("cache") })
     expect(s.failures.some((f) => /stale read/.test(f)), s.failures.join("\n")).toBe(true)
+  }, 120_000)
+
+  it("catches journal time that jumps with the wall clock and stands still after", async () => {
+    const s = await run({ onWorld: oldStamp })
+    const pace = s.failures.filter((f) => /journal time (jumped|stood still|advanced)/.test(f))
+    expect(pace.some((f) => /journal time jumped/.test(f)), s.failures.join("\n")).toBe(true)
+    expect(pace.some((f) => /journal time (stood still|advanced)/.test(f)), s.failures.join("\n")).toBe(true)
   }, 120_000)
 
   it("catches rewards credited for the minutes a jump skipped", async () => {

@@ -36,6 +36,8 @@ export const startDurable = (dataDir: string): Promise<Service> =>
     host: "127.0.0.1",
     port: 0,
     nowMs: () => clock.ms,
+    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
+    monoMs: () => clock.ms,
     secret: new Uint8Array(32).fill(7),
     catalog: demoCatalog().slice(0, 3),
     dataDir,
