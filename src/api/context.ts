@@ -2,6 +2,7 @@
 // session secret, configuration, limiters and the edge cache.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
+import type { SessionProofs } from "../auth/session-proofs.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { ClockWatch } from "../time/clock.ts"
 import type { EdgeCache } from "./cache.ts"
@@ -60,6 +61,8 @@ export interface AppCtx extends UseCaseCtx {
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
   /** The development faucet, or why there is none (src/usecase/faucet.ts); absent: none. */
   readonly faucet?: FaucetAccess
+  /** Session proofs accepted so far, shared with the feed hub's `user:` channel: each is accepted once. */
+  readonly sessionProofs: SessionProofs
 }
 
 /**

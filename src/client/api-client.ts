@@ -4,7 +4,7 @@
 // Browser-safe; the same class drives the simulator's agents and the benches.
 import { delegationMessage, walletLinkMessage } from "../auth/messages.ts"
 import { type ApiResult } from "./errors.ts"
-import { signDelegation, signOrder, signSession, signWalletLink, signWithdraw, type UserKey } from "./keys.ts"
+import { sessionProof, signDelegation, signOrder, signWalletLink, signWithdraw, type UserKey } from "./keys.ts"
 import { type ClientOptions, type FetchLike, globalFetch, PublicClient } from "./public-client.ts"
 import type {
   AccountNonces,
@@ -108,13 +108,17 @@ export class ApiClient extends PublicClient {
     return res
   }
 
-  /** Bootstraps the session: signs SPEC §5.1's message, captures the cookie (Node) and `api_key`. */
-  async register(name = "client", timestampSec = this.nowSec()): Promise<ApiResult<RegisterResponse>> {
+  /**
+   * Bootstraps the session: signs SPEC §5.1's message, captures the cookie (Node) and `api_key`.
+   * Each call signs a timestamp this key has not used (proofs are single-use), unless given one.
+   */
+  async register(name = "client", timestampSec?: number): Promise<ApiResult<RegisterResponse>> {
+    const proof = sessionProof(this.key, this.nowSec(), timestampSec)
     const res = await this.request<RegisterResponse>("POST", "/v1/builders/register", {
       user: this.user,
       name,
-      signature: signSession(this.key, timestampSec),
-      timestamp: timestampSec
+      signature: proof.signature,
+      timestamp: proof.timestamp
     })
     if (res.status === 200) {
       this.apiKey = res.body.api_key

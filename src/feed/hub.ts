@@ -5,6 +5,7 @@
 // per changed user, after the trade frames, in journal order.
 import { isUserKey, parseSignatureHex, verifyUser } from "../auth/ed25519.ts"
 import { sessionMessage } from "../auth/messages.ts"
+import { SessionProofs, USER_PROOF_WINDOW_SEC } from "../auth/session-proofs.ts"
 import { jsonTooDeep, MAX_JSON_DEPTH } from "../domain/json-depth.ts"
 import type { Exchange } from "../service/exchange.ts"
 import type { TradeRecord } from "../service/history.ts"
@@ -24,7 +25,7 @@ export interface FeedSocket {
 
 /** A socket with more than this queued is a slow consumer and is closed (1013); it re-seeds from REST. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
-export const USER_PROOF_WINDOW_SEC = 300
+export { USER_PROOF_WINDOW_SEC }
 
 interface SocketState {
   readonly channels: Set<string>
@@ -61,7 +62,9 @@ export class FeedHub {
   constructor(
     private readonly exchange: Exchange,
     private readonly nowMs: () => number,
-    private readonly limits: FeedLimits = { connectionsPerAddress: Infinity, subscriptionsPerConnection: Infinity }
+    private readonly limits: FeedLimits = { connectionsPerAddress: Infinity, subscriptionsPerConnection: Infinity },
+    /** Accepted session proofs, shared with registration (each proof opens one thing, once). */
+    private readonly proofs: SessionProofs = new SessionProofs(() => Math.floor(nowMs() / 1000)) // live-only: proofs' signed timestamps expire on the wall clock
   ) {
     this.portfolios = new PortfolioJson(exchange)
     exchange.onApply((_record, result) => {
@@ -204,7 +207,10 @@ export class FeedHub {
     this.send(socket, frame({ type: "subscribed", channel }))
   }
 
-  /** `user:<addr>`: the cookie's user, or a fresh three-line signature by <addr>. A proof for A never opens user:B. */
+  /**
+   * `user:<addr>`: the cookie's user, or a fresh three-line signature by <addr>, accepted once
+   * (a proof already accepted here or at registration is refused). A proof for A never opens user:B.
+   */
   private subscribeUser(socket: FeedSocket, channel: string, m: Record<string, unknown>): void {
     const reject = (error: "unauthorized" | "address_mismatch" | "bad_request") =>
       this.send(socket, frame({ type: "portfolio_error", channel, error }))
@@ -219,6 +225,7 @@ export class FeedHub {
       if (Math.abs(Math.floor(this.nowMs() / 1000) - ts) > USER_PROOF_WINDOW_SEC) return reject("unauthorized") // live-only: a client's signed timestamp is checked against the wall clock
       ok = verifyUser(addr, sessionMessage(addr, ts), sig)
       if (!ok) return reject(socket.cookieUser !== null && socket.cookieUser !== addr ? "address_mismatch" : "unauthorized")
+      if (!this.proofs.claim(addr, ts)) return reject("unauthorized")
     }
     if (!this.add(socket, channel)) return
     this.send(socket, frame({ type: "subscribed", channel }))

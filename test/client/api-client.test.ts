@@ -55,10 +55,11 @@ describe("session and orders", () => {
   })
 
   it("time-based nonce: max(last + 1, nowMs); accepted by the server; a given nonce is used as is and raises the counter", async () => {
-    await h.funded("nonces", 100_000_000)
+    const funded = await h.funded("nonces", 100_000_000)
     // The client's own clock, apart from the server's, so it can jump back like a device clock.
     let clientMs = h.nowMs
-    const c = new ApiClient(h.url, keyFromLabel("nonces"), fetch, () => h.nowSec(), { nowMs: () => clientMs })
+    // The same key object: its register signs the next second's proof (each proof is accepted once).
+    const c = new ApiClient(h.url, funded.key, fetch, () => h.nowSec(), { nowMs: () => clientMs })
     unwrap(await c.register("nonces"))
     const m = h.market(G7)
     const order = { market_id: m, side: "buy" as const, outcome: "yes" as const, price: 1000, size: 1 }
