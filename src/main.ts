@@ -79,7 +79,10 @@ const program = Effect.gen(function* () {
   const limits = {
     registrationsPerMinute: yield* Config.integer("LIMIT_REGISTRATIONS_PER_MIN").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.registrationsPerMinute)),
     wsConnectionsPerAddress: yield* Config.integer("LIMIT_WS_CONNECTIONS_PER_IP").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnectionsPerAddress)),
-    wsSubscriptionsPerConnection: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptionsPerConnection))
+    wsSubscriptionsPerConnection: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptionsPerConnection)),
+    wsConnections: yield* Config.integer("LIMIT_WS_CONNECTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnections)),
+    wsSubscriptions: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS_TOTAL").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptions)),
+    wsBufferedBytes: (yield* Config.integer("LIMIT_WS_BUFFERED_MIB").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsBufferedBytes / (1024 * 1024)))) * 1024 * 1024
   }
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
   const chainMode = yield* Config.literal("embedded", "off")("CHAIN").pipe(Config.withDefault("embedded" as const))

@@ -15,9 +15,10 @@ import { LIMITS } from "../usecase/rate-limit.ts"
 export { DEFAULT_REWARDS_MIN_SIZE_CONTRACTS, nowSec, requireUserKey, type RewardsConfig, rewardsParams } from "../usecase/context.ts"
 
 /**
- * Per-address limits on anonymous work (extensions beside SPEC §8; docs/api.md "Limits").
+ * Limits on anonymous work (extensions beside SPEC §8; docs/api.md "Limits"), per address and,
+ * for the WebSocket feed, in total (many addresses cost an attacker little).
  * Registrations cost a journal record and an fsync each and keys cost nothing to make;
- * WebSocket connections and subscriptions cost memory and fan-out work.
+ * WebSocket connections and subscriptions cost memory and fan-out work, queued frames memory.
  */
 export interface AbuseLimits {
   /** `POST /v1/builders/register` per source address per minute (429 beyond). */
@@ -26,12 +27,22 @@ export interface AbuseLimits {
   readonly wsConnectionsPerAddress: number
   /** Channels one WebSocket connection may hold (a subscribe beyond closes it with 1008). */
   readonly wsSubscriptionsPerConnection: number
+  /** Open WebSocket connections in total (a new one beyond is closed with 1013). */
+  readonly wsConnections: number
+  /** Channels all WebSocket connections together may hold (a subscribe beyond closes its connection with 1013). */
+  readonly wsSubscriptions: number
+  /** Bytes queued for all WebSocket clients together (beyond, the longest queues are closed with 1013 as slow consumers). */
+  readonly wsBufferedBytes: number
 }
 
+/** Sized for a 2-core box: a full storm is at most ~1,000 frames per event-loop turn (docs/api.md "Limits"). */
 export const DEFAULT_ABUSE_LIMITS: AbuseLimits = {
   registrationsPerMinute: 30,
   wsConnectionsPerAddress: 50,
-  wsSubscriptionsPerConnection: 500
+  wsSubscriptionsPerConnection: 500,
+  wsConnections: 1_000,
+  wsSubscriptions: 10_000,
+  wsBufferedBytes: 32 * 1024 * 1024
 }
 
 export interface AppConfig {

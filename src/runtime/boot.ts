@@ -177,7 +177,10 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
     opts.nowMs,
     {
       connectionsPerAddress: limits.wsConnectionsPerAddress,
-      subscriptionsPerConnection: limits.wsSubscriptionsPerConnection
+      subscriptionsPerConnection: limits.wsSubscriptionsPerConnection,
+      connections: limits.wsConnections,
+      subscriptions: limits.wsSubscriptions,
+      bufferedBytes: limits.wsBufferedBytes
     },
     sessionProofs
   )
