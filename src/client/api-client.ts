@@ -110,16 +110,15 @@ export class ApiClient extends PublicClient {
 
   /**
    * Bootstraps the session: signs SPEC §5.1's message, captures the cookie (Node) and `api_key`.
-   * Each call signs a timestamp this key has not used (proofs are single-use), unless given one.
+   * Each call signs a timestamp this key has not used (proofs are single-use), unless given one;
+   * a proof refused `403 invalid_signature` is signed once more with the next second first, since
+   * another page or process of the same key may have used that second.
    */
   async register(name = "client", timestampSec?: number): Promise<ApiResult<RegisterResponse>> {
-    const proof = sessionProof(this.key, this.nowSec(), timestampSec)
-    const res = await this.request<RegisterResponse>("POST", "/v1/builders/register", {
-      user: this.user,
-      name,
-      signature: proof.signature,
-      timestamp: proof.timestamp
-    })
+    let res = await this.registerWith(name, sessionProof(this.key, this.nowSec(), timestampSec))
+    if (timestampSec === undefined && res.status === 403 && (res.body as { error?: unknown } | null)?.error === "invalid_signature") {
+      res = await this.registerWith(name, sessionProof(this.key, this.nowSec()))
+    }
     if (res.status === 200) {
       this.apiKey = res.body.api_key
       // Node: replay the cookie ourselves. A browser never shows it (HttpOnly); it rides
@@ -128,6 +127,10 @@ export class ApiClient extends PublicClient {
       if (setCookie !== null) this.cookie = setCookie.split(";")[0]!
     }
     return res
+  }
+
+  private registerWith(name: string, proof: { readonly timestamp: number; readonly signature: string }): Promise<ApiResult<RegisterResponse>> {
+    return this.request<RegisterResponse>("POST", "/v1/builders/register", { user: this.user, name, signature: proof.signature, timestamp: proof.timestamp })
   }
 
   /** Forgets the session on this side (there is no logout route: a browser's cookie lapses after 7 days). */
