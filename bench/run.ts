@@ -16,7 +16,8 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   deposit: async () => (await import("./deposit-latency.ts")).depositLatencySuite,
   sim: async () => (await import("./sim.ts")).simSuite,
   backtest: async () => (await import("./backtest.ts")).backtestSuite,
-  web: async () => (await import("./web.ts")).webSuite
+  web: async () => (await import("./web.ts")).webSuite,
+  "ws-storm": async () => (await import("./ws-storm.ts")).wsStormSuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`

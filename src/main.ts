@@ -81,6 +81,9 @@ const program = Effect.gen(function* () {
     registrationsPerMinute: yield* Config.integer("LIMIT_REGISTRATIONS_PER_MIN").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.registrationsPerMinute)),
     wsConnectionsPerAddress: yield* Config.integer("LIMIT_WS_CONNECTIONS_PER_IP").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnectionsPerAddress)),
     wsSubscriptionsPerConnection: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptionsPerConnection)),
+    wsConnections: yield* Config.integer("LIMIT_WS_CONNECTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnections)),
+    wsSubscriptions: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS_TOTAL").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptions)),
+    wsBufferedBytes: (yield* Config.integer("LIMIT_WS_BUFFERED_MIB").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsBufferedBytes / (1024 * 1024)))) * 1024 * 1024,
     rateLimitBuckets: yield* Config.integer("LIMIT_RATE_BUCKETS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.rateLimitBuckets))
   }
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))

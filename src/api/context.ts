@@ -2,6 +2,7 @@
 // session secret, configuration, limiters and the edge cache.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
+import type { SessionProofs } from "../auth/session-proofs.ts"
 import { ApiError } from "../domain/errors.ts"
 import type { ClockWatch } from "../time/clock.ts"
 import type { EdgeCache } from "./cache.ts"
@@ -14,9 +15,10 @@ import { type BucketSpec, DEFAULT_MAX_BUCKETS, LIMITS } from "../usecase/rate-li
 export { DEFAULT_REWARDS_MIN_SIZE_CONTRACTS, nowSec, requireUserKey, type RewardsConfig, rewardsParams } from "../usecase/context.ts"
 
 /**
- * Per-address limits on anonymous work (extensions beside SPEC §8; docs/api.md "Limits").
+ * Limits on anonymous work (extensions beside SPEC §8; docs/api.md "Limits"), per address and,
+ * for the WebSocket feed, in total (many addresses cost an attacker little).
  * Registrations cost a journal record and an fsync each and keys cost nothing to make;
- * WebSocket connections and subscriptions cost memory and fan-out work.
+ * WebSocket connections and subscriptions cost memory and fan-out work, queued frames memory.
  */
 export interface AbuseLimits {
   /** `POST /v1/builders/register` per source address per minute (429 beyond). */
@@ -27,12 +29,22 @@ export interface AbuseLimits {
   readonly wsSubscriptionsPerConnection: number
   /** Rate-limit buckets held at most, all names and keys together (src/usecase/rate-limit.ts). */
   readonly rateLimitBuckets: number
+  /** Open WebSocket connections in total (a new one beyond is closed with 1013). */
+  readonly wsConnections: number
+  /** Channels all WebSocket connections together may hold (a subscribe beyond closes its connection with 1013). */
+  readonly wsSubscriptions: number
+  /** Bytes queued for all WebSocket clients together (beyond, the longest queues are closed with 1013 as slow consumers). */
+  readonly wsBufferedBytes: number
 }
 
+/** Sized for a 2-core box: a full storm is at most ~1,000 frames per event-loop turn (docs/api.md "Limits"). */
 export const DEFAULT_ABUSE_LIMITS: AbuseLimits = {
   registrationsPerMinute: 30,
   wsConnectionsPerAddress: 50,
   wsSubscriptionsPerConnection: 500,
+  wsConnections: 1_000,
+  wsSubscriptions: 10_000,
+  wsBufferedBytes: 32 * 1024 * 1024,
   rateLimitBuckets: DEFAULT_MAX_BUCKETS
 }
 
@@ -74,6 +86,8 @@ export interface AppCtx extends UseCaseCtx {
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
   /** The development faucet, or why there is none (src/usecase/faucet.ts); absent: none. */
   readonly faucet?: FaucetAccess
+  /** Session proofs accepted so far, shared with the feed hub's `user:` channel: each is accepted once. */
+  readonly sessionProofs: SessionProofs
 }
 
 /**

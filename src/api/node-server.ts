@@ -12,6 +12,11 @@ import { corsHeaders } from "./cors.ts"
 import { errorResponse, type HttpRequest, type HttpResponse } from "./http.ts"
 
 const MAX_BODY_BYTES = 64 * 1024
+/**
+ * The largest WebSocket frame a client may send; a larger one closes the connection (1009) before
+ * it is read. SPEC's client frames are a few hundred bytes; the bound keeps each frame's work small.
+ */
+const MAX_WS_PAYLOAD_BYTES = 16 * 1024
 
 export interface NodeServerOptions {
   readonly app: App
@@ -43,6 +48,14 @@ export interface RunningServer {
   pending(): { readonly requests: number; readonly sockets: number }
   close(): Promise<void>
 }
+
+/**
+ * Connections the kernel may hold for us before we accept them (capped by net.core.somaxconn).
+ * Node's default, 511, overflowed under a burst of WebSocket connects (issue 31): the kernel then
+ * drops handshakes, and every client arriving meanwhile — a health probe too — waits for TCP's
+ * retransmissions (1 s, 3 s, 7 s, 15 s…) however idle the event loop is.
+ */
+const LISTEN_BACKLOG = 4096
 
 /** How long a WebSocket client may take to answer the close frame of a drain before its socket is cut. */
 const WS_CLOSE_GRACE_MS = 1_000
@@ -120,7 +133,11 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
     socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
+  // One client frame per socket per event-loop turn (`allowSynchronousEvents: false`): a socket's
+  // backlog of frames waits in its own buffers (ws pauses reading it past 16 KiB), so a storm of
+  // frames costs each turn at most one frame per connection (LIMIT_WS_CONNECTIONS bounds those)
+  // and an HTTP request waits one turn, not behind every frame that arrived (docs/api.md "Limits").
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_PAYLOAD_BYTES, allowSynchronousEvents: false })
   server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0]
     const hub = opts.hub
@@ -139,6 +156,12 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
       // Who ended it: the server's own close (slow consumer 1013, a policy 1008, a drain 1001) is
       // named as such; otherwise the code the client sent (1006 when the connection just dropped).
       const closed: { byServer: { readonly code: number; readonly reason: string } | null } = { byServer: null }
+      // A client that does not answer a close frame (one that reads nothing never will) is cut
+      // after a grace, and what was queued for it is freed with its socket.
+      const cutAfterGrace = (): void => {
+        const cut = setTimeout(() => ws.terminate(), WS_CLOSE_GRACE_MS)
+        ws.once("close", () => clearTimeout(cut))
+      }
       const feedSocket: FeedSocket = {
         cookieUser,
         address,
@@ -147,9 +170,16 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
         close: (code, reason) => {
           closed.byServer ??= { code, reason }
           ws.close(code, reason)
+          cutAfterGrace()
         }
       }
       const log = opts.logger
+      // First: a protocol error (a frame over the size limit, bad UTF-8) is emitted as 'error', and
+      // unheard it would crash the process — on a refused socket too, which a client may go on
+      // writing to until the close lands. `ws` has written its close (1009, 1007, …) and would go
+      // on reading and discarding whatever the client sends until the close handshake: the
+      // socket is cut at once instead.
+      ws.on("error", () => ws.terminate())
       if (!hub.connect(feedSocket)) {
         log?.info("ws refused", { address, code: closed.byServer?.code, reason: closed.byServer?.reason })
         return
@@ -168,14 +198,13 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
           connections: hub.connections
         })
       })
-      ws.on("error", () => hub.disconnect(feedSocket))
     })
   })
 
   let drained: Promise<void> | null = null
   return new Promise((resolve, reject) => {
     server.once("error", reject)
-    server.listen(opts.port, opts.host, () => {
+    server.listen({ port: opts.port, host: opts.host, backlog: LISTEN_BACKLOG }, () => {
       const { port } = server.address() as AddressInfo
       const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host
       resolve({

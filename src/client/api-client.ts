@@ -4,7 +4,7 @@
 // Browser-safe; the same class drives the simulator's agents and the benches.
 import { delegationMessage, walletLinkMessage } from "../auth/messages.ts"
 import { type ApiResult } from "./errors.ts"
-import { signDelegation, signOrder, signSession, signWalletLink, signWithdraw, type UserKey } from "./keys.ts"
+import { sessionProof, signDelegation, signOrder, signWalletLink, signWithdraw, type UserKey } from "./keys.ts"
 import { type ClientOptions, type FetchLike, globalFetch, PublicClient } from "./public-client.ts"
 import type {
   AccountNonces,
@@ -117,14 +117,17 @@ export class ApiClient extends PublicClient {
     return this.request("POST", "/v1/dev/faucet", { address, amount_micro: amountMicro })
   }
 
-  /** Bootstraps the session: signs SPEC §5.1's message, captures the cookie (Node) and `api_key`. */
-  async register(name = "client", timestampSec = this.nowSec()): Promise<ApiResult<RegisterResponse>> {
-    const res = await this.request<RegisterResponse>("POST", "/v1/builders/register", {
-      user: this.user,
-      name,
-      signature: signSession(this.key, timestampSec),
-      timestamp: timestampSec
-    })
+  /**
+   * Bootstraps the session: signs SPEC §5.1's message, captures the cookie (Node) and `api_key`.
+   * Each call signs a timestamp this key has not used (proofs are single-use), unless given one;
+   * a proof refused `403 invalid_signature` is signed once more with the next second first, since
+   * another page or process of the same key may have used that second.
+   */
+  async register(name = "client", timestampSec?: number): Promise<ApiResult<RegisterResponse>> {
+    let res = await this.registerWith(name, sessionProof(this.key, this.nowSec(), timestampSec))
+    if (timestampSec === undefined && res.status === 403 && (res.body as { error?: unknown } | null)?.error === "invalid_signature") {
+      res = await this.registerWith(name, sessionProof(this.key, this.nowSec()))
+    }
     if (res.status === 200) {
       this.apiKey = res.body.api_key
       // Node: replay the cookie ourselves. A browser never shows it (HttpOnly); it rides
@@ -133,6 +136,10 @@ export class ApiClient extends PublicClient {
       if (setCookie !== null) this.cookie = setCookie.split(";")[0]!
     }
     return res
+  }
+
+  private registerWith(name: string, proof: { readonly timestamp: number; readonly signature: string }): Promise<ApiResult<RegisterResponse>> {
+    return this.request<RegisterResponse>("POST", "/v1/builders/register", { user: this.user, name, signature: proof.signature, timestamp: proof.timestamp })
   }
 
   /** Forgets the session on this side (there is no logout route: a browser's cookie lapses after 7 days). */

@@ -4,7 +4,7 @@
 // from GET trades, the portfolio from the snapshot frame that answers a user: subscribe.
 // Works with the browser's WebSocket and with `ws` in Node (an injected constructor or
 // factory). Browser-safe; emits typed events; its connection state is always visible.
-import { signSession, type UserKey } from "./keys.ts"
+import { sessionProof, type UserKey } from "./keys.ts"
 import type { PublicClient } from "./public-client.ts"
 import type { BookSnapshot, PortfolioState, ServerFrame, Trade } from "./types.ts"
 
@@ -119,6 +119,8 @@ export class FeedClient {
   /** `ts` of the newest book pushed on this connection, per market. */
   private readonly pushedTs = new Map<string, number>()
   private readonly seedTimers = new Set<ReturnType<typeof setTimeout>>()
+  /** `user:` channels whose refused proof was re-signed once on this connection. */
+  private readonly proofRetried = new Set<string>()
 
   constructor(private readonly opts: FeedOptions) {}
 
@@ -249,6 +251,7 @@ export class FeedClient {
       this.pingsInFlight = 0
       this.pongWaiters.length = 0
       this.subscribedAt.clear()
+      this.proofRetried.clear()
       this.heard()
       this.setState("open", null, null)
       for (const channel of this.channels) this.sendSubscribe(channel)
@@ -379,11 +382,25 @@ export class FeedClient {
   private sendSubscribe(channel: string): void {
     const c = channelKind(channel)!
     if (c.kind === "user" && this.opts.key !== undefined && this.opts.key.user === c.id) {
-      const timestamp = (this.opts.nowSec ?? wallClockSec)()
-      this.send({ type: "subscribe", channel, signature: signSession(this.opts.key, timestamp), timestamp })
+      // A proof the key has not signed before: the server accepts each proof once.
+      const { timestamp, signature } = sessionProof(this.opts.key, (this.opts.nowSec ?? wallClockSec)())
+      this.send({ type: "subscribe", channel, signature, timestamp })
     } else {
       this.send({ type: "subscribe", channel })
     }
+  }
+
+  /**
+   * A proof of this key's refused: another page or process of the same key may have used that
+   * second's proof first (the server accepts each once). Tried once more per connection, with the
+   * next timestamp, before it is an error.
+   */
+  private retryProof(channel: string): boolean {
+    const key = this.opts.key
+    if (key === undefined || channel !== `user:${key.user}` || !this.channels.has(channel) || this.proofRetried.has(channel)) return false
+    this.proofRetried.add(channel)
+    this.sendSubscribe(channel)
+    return true
   }
 
   // ---- frames and re-seeding ----
@@ -427,6 +444,7 @@ export class FeedClient {
       case "error":
         return this.emit({ type: "error", code: frame.code, channel: frame.channel, detail: frame.detail })
       case "portfolio_error":
+        if (frame.error === "unauthorized" && this.retryProof(frame.channel)) return
         return this.emit({ type: "error", code: frame.error, channel: frame.channel, detail: `user channel refused: ${frame.error}` })
       default:
         return

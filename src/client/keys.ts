@@ -67,6 +67,29 @@ export const importSecret = (text: string): UserKey => {
 /** The session bootstrap (register, and the `user:` channel proof). */
 export const signSession = (key: UserKey, timestampSec: number): string => key.sign(sessionMessage(key.user, timestampSec))
 
+/** Per key (the object, so separate runs or pages never share it): the newest proof timestamp it signed. */
+const lastProofSec = new WeakMap<UserKey, number>()
+
+/**
+ * The timestamp for this key's next session proof. The server accepts each (user, timestamp) proof
+ * once, at registration or on the `user:` channel (docs/decisions.md "Session proofs are
+ * single-use"), so a key that signs twice within a second (register, then subscribe) takes the
+ * next second: a second or two ahead of the clock is well inside both windows (60 s and 5 min).
+ * `exactSec` is a timestamp the caller chose itself: used as it is, and remembered.
+ */
+export const proofTimestamp = (key: UserKey, nowSec: number, exactSec?: number): number => {
+  const last = lastProofSec.get(key)
+  const ts = exactSec ?? (last === undefined || nowSec > last ? nowSec : last + 1)
+  lastProofSec.set(key, last === undefined ? ts : Math.max(last, ts))
+  return ts
+}
+
+/** A fresh session proof (SPEC §5.1 and §5.6): a timestamp this key has not signed before, and its signature. */
+export const sessionProof = (key: UserKey, nowSec: number, exactSec?: number): { readonly timestamp: number; readonly signature: string } => {
+  const timestamp = proofTimestamp(key, nowSec, exactSec)
+  return { timestamp, signature: signSession(key, timestamp) }
+}
+
 /** The canonical 90-byte order message; `marketId` exactly as sent (hex id or slug). */
 export const signOrder = (key: UserKey, fields: Omit<OrderMessageFields, "user">): string => key.sign(orderMessage({ ...fields, user: key.user }))
 

@@ -3,10 +3,15 @@
 // Changes are coalesced: the exchange marks markets and users dirty, and
 // `flush()` sends one book_update per changed book and one portfolio_update
 // per changed user, after the trade frames, in journal order.
+// Limits (docs/api.md "Limits"): connections per address and in total, subscriptions per
+// connection and in total, bytes queued per socket and in total; every frame the hub answers
+// is small (a bad channel is echoed as a short prefix), so a client cannot make it write much.
 import { isUserKey, parseSignatureHex, verifyUser } from "../auth/ed25519.ts"
 import { sessionMessage } from "../auth/messages.ts"
+import { SessionProofs, USER_PROOF_WINDOW_SEC } from "../auth/session-proofs.ts"
 import { jsonTooDeep, MAX_JSON_DEPTH } from "../domain/json-depth.ts"
 import type { Exchange } from "../service/exchange.ts"
+import { addressKey } from "../usecase/address-key.ts"
 import type { TradeRecord } from "../service/history.ts"
 import { tradeFromFill } from "../service/history.ts"
 import { bookView, type MarkMemo, PortfolioJson, portfolioState } from "../service/views.ts"
@@ -19,35 +24,77 @@ export interface FeedSocket {
   send(frame: string): void
   /** Bytes queued and not yet written. */
   bufferedBytes(): number
+  /**
+   * Closes the connection; the transport calls `disconnect` once it is closed. Until then the
+   * socket keeps its connection slot, but the hub sends it nothing and reads nothing from it.
+   */
   close(code: number, reason: string): void
 }
 
 /** A socket with more than this queued is a slow consumer and is closed (1013); it re-seeds from REST. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
-export const USER_PROOF_WINDOW_SEC = 300
+export { USER_PROOF_WINDOW_SEC }
+/** A server frame's header, at most (RFC 6455 §5.2, unmasked); a frame costs its text plus this. */
+const FRAME_HEADER_BYTES = 10
+/** Error frames echo at most this much of a channel the client sent: every valid channel is shorter. */
+export const MAX_ECHOED_CHANNEL_CHARS = 128
 
 interface SocketState {
   readonly channels: Set<string>
+  /** Bytes the socket had queued when last looked at (part of `bufferedTotal` while not closing). */
+  counted: number
+  /** Closed by the hub, waiting for the transport's `disconnect`. */
+  closing: boolean
 }
 
-/** Per-address and per-connection caps (src/api/context.ts AbuseLimits); Infinity when not given. */
+/** The hub's caps (src/api/context.ts AbuseLimits); Infinity when not given. */
 export interface FeedLimits {
   readonly connectionsPerAddress: number
   readonly subscriptionsPerConnection: number
+  /** Connections in total, closing ones included (they still hold their socket). */
+  readonly connections: number
+  /** Subscriptions held by all connections together. */
+  readonly subscriptions: number
+  /** Bytes queued for all sockets together; past it the biggest queues are closed as slow consumers. */
+  readonly bufferedBytes: number
 }
 
-/** WebSocket close code for a policy violation (RFC 6455 §7.4.1): a limit was exceeded. */
+export const NO_FEED_LIMITS: FeedLimits = {
+  connectionsPerAddress: Infinity,
+  subscriptionsPerConnection: Infinity,
+  connections: Infinity,
+  subscriptions: Infinity,
+  bufferedBytes: Infinity
+}
+
+/** Which limit closed a connection (`limitCloses`; /metrics `twinbook_ws_limit_closes_total{limit}`). */
+export type FeedLimit = "connections_per_address" | "connections" | "subscriptions_per_connection" | "subscriptions" | "buffered_bytes"
+
+/** WebSocket close code for a policy violation (RFC 6455 §7.4.1): a limit of this client's was exceeded. */
 export const CLOSE_POLICY = 1008
+/** "Try again later" (RFC 6455 §7.4.1, IANA registry): the server is full, or this socket is a slow consumer. */
+export const CLOSE_TRY_LATER = 1013
 
 const frame = (value: unknown): string => JSON.stringify(value)
 
+/** The channel as echoed in a reply: what the client sent, cut to a short prefix. */
+const echo = (channel: string | null): string | null =>
+  channel === null || channel.length <= MAX_ECHOED_CHANNEL_CHARS ? channel : channel.slice(0, MAX_ECHOED_CHANNEL_CHARS)
+
 export class FeedHub {
+  private readonly limits: FeedLimits
   private readonly sockets = new Map<FeedSocket, SocketState>()
   /** Channel → its live subscribers; a channel's entry leaves with its last subscriber. */
   private readonly subscribers = new Map<string, Set<FeedSocket>>()
   /** The users whose `user:` channel has a live subscriber: a book change looks only at these. */
   private readonly liveUsers = new Set<string>()
   private readonly perAddress = new Map<string, number>()
+  private subscriptionCount = 0
+  /**
+   * Bytes queued across the live sockets, as last looked at: each socket's count is read again at
+   * its next send, and all of them when this passes the cap, so it is never below the real sum.
+   */
+  private bufferedTotal = 0
   private readonly dirtyMarkets = new Set<string>()
   private readonly dirtyUsers = new Set<string>()
   private pendingTrades: TradeRecord[] = []
@@ -57,12 +104,17 @@ export class FeedHub {
   /** Frames handed to sockets, and sockets closed as slow consumers (read by /metrics; counts only). */
   framesSent = 0
   slowConsumerCloses = 0
+  /** Connections closed (or refused) by each limit. */
+  readonly limitCloses: Record<FeedLimit, number> = { connections_per_address: 0, connections: 0, subscriptions_per_connection: 0, subscriptions: 0, buffered_bytes: 0 }
 
   constructor(
     private readonly exchange: Exchange,
     private readonly nowMs: () => number,
-    private readonly limits: FeedLimits = { connectionsPerAddress: Infinity, subscriptionsPerConnection: Infinity }
+    limits: Partial<FeedLimits> = {},
+    /** Accepted session proofs, shared with registration (each proof opens one thing, once). */
+    private readonly proofs: SessionProofs = new SessionProofs(() => Math.floor(nowMs() / 1000)) // live-only: proofs' signed timestamps expire on the wall clock
   ) {
+    this.limits = { ...NO_FEED_LIMITS, ...limits }
     this.portfolios = new PortfolioJson(exchange)
     exchange.onApply((_record, result) => {
       let changed = false
@@ -102,27 +154,32 @@ export class FeedHub {
     this.onDirty = schedule
   }
 
-  /** Registers a connection; one over its address's limit is closed at once (1008) and false returned. */
+  /**
+   * Registers a connection; one over its address's limit (1008) or over the total (1013) is
+   * closed at once and false returned.
+   */
   connect(socket: FeedSocket): boolean {
-    const address = socket.address
-    if (address !== undefined) {
-      const open = this.perAddress.get(address) ?? 0
-      if (open >= this.limits.connectionsPerAddress) {
-        socket.close(CLOSE_POLICY, `too many connections from this address (max ${this.limits.connectionsPerAddress})`)
-        return false
-      }
-      this.perAddress.set(address, open + 1)
+    // Counted like the rate limiter's buckets: IPv6 by its /64, IPv4-mapped as IPv4.
+    const address = socket.address === undefined ? undefined : addressKey(socket.address)
+    const fromAddress = address === undefined ? 0 : (this.perAddress.get(address) ?? 0)
+    if (fromAddress >= this.limits.connectionsPerAddress) {
+      return this.refuse(socket, "connections_per_address", CLOSE_POLICY, `too many connections from this address (max ${this.limits.connectionsPerAddress})`)
     }
-    this.sockets.set(socket, { channels: new Set() })
+    if (this.sockets.size >= this.limits.connections) {
+      return this.refuse(socket, "connections", CLOSE_TRY_LATER, `server connection limit reached (max ${this.limits.connections}); retry later`)
+    }
+    if (address !== undefined) this.perAddress.set(address, fromAddress + 1)
+    this.sockets.set(socket, { channels: new Set(), counted: 0, closing: false })
     return true
   }
 
+  /** The transport has closed the socket (whoever closed it): its slot and everything it held are freed. */
   disconnect(socket: FeedSocket): void {
     const state = this.sockets.get(socket)
     if (state === undefined) return
-    for (const ch of state.channels) this.removeSubscriber(ch, socket)
+    if (!state.closing) this.release(socket, state)
     this.sockets.delete(socket)
-    const address = socket.address
+    const address = socket.address === undefined ? undefined : addressKey(socket.address)
     if (address !== undefined) {
       const open = (this.perAddress.get(address) ?? 1) - 1
       if (open > 0) this.perAddress.set(address, open)
@@ -130,14 +187,20 @@ export class FeedHub {
     }
   }
 
+  /** Open connections, those the hub is closing included. */
   get connections(): number {
     return this.sockets.size
   }
 
   /** Subscriptions held by open connections (a channel counted once per socket). */
   get subscriptions(): number {
+    return this.subscriptionCount
+  }
+
+  /** Bytes queued for the live sockets now (each asked; for /metrics). */
+  get bufferedBytes(): number {
     let n = 0
-    for (const state of this.sockets.values()) n += state.channels.size
+    for (const [socket, state] of this.sockets) if (!state.closing) n += socket.bufferedBytes()
     return n
   }
 
@@ -150,7 +213,7 @@ export class FeedHub {
     // A socket the hub already dropped (slow consumer, still closing) may have frames
     // in flight; answering them would re-add it to subscribers that disconnect() no
     // longer clears.
-    if (!this.sockets.has(socket)) return
+    if (this.sockets.get(socket)?.closing !== false) return
     if (jsonTooDeep(text)) {
       return this.send(socket, frame({ type: "error", code: "bad_json", channel: null, detail: `frame nests deeper than ${MAX_JSON_DEPTH} levels` }))
     }
@@ -172,13 +235,13 @@ export class FeedHub {
         return this.subscribe(socket, channel, m)
       case "unsubscribe": {
         const key = channel === null ? null : this.channelKey(channel)
-        if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel, detail: "unknown channel" }))
-        this.sockets.get(socket)?.channels.delete(key)
+        if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel: echo(channel), detail: "unknown channel" }))
+        if (this.sockets.get(socket)?.channels.delete(key)) this.subscriptionCount--
         this.removeSubscriber(key, socket)
         return this.send(socket, frame({ type: "unsubscribed", channel }))
       }
       default:
-        return this.send(socket, frame({ type: "error", code: "unknown_type", channel, detail: "type: subscribe, unsubscribe or ping" }))
+        return this.send(socket, frame({ type: "error", code: "unknown_type", channel: echo(channel), detail: "type: subscribe, unsubscribe or ping" }))
     }
   }
 
@@ -199,15 +262,18 @@ export class FeedHub {
   private subscribe(socket: FeedSocket, channel: string | null, m: Record<string, unknown>): void {
     if (channel?.startsWith("user:")) return this.subscribeUser(socket, channel, m)
     const key = channel === null ? null : this.channelKey(channel)
-    if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel, detail: "channel: book:<market_id>, trades:<market_id> or user:<addr>" }))
+    if (key === null) return this.send(socket, frame({ type: "error", code: "invalid_channel", channel: echo(channel), detail: "channel: book:<market_id>, trades:<market_id> or user:<addr>" }))
     if (!this.add(socket, key)) return
     this.send(socket, frame({ type: "subscribed", channel }))
   }
 
-  /** `user:<addr>`: the cookie's user, or a fresh three-line signature by <addr>. A proof for A never opens user:B. */
+  /**
+   * `user:<addr>`: the cookie's user, or a fresh three-line signature by <addr>, accepted once
+   * (a proof already accepted here or at registration is refused). A proof for A never opens user:B.
+   */
   private subscribeUser(socket: FeedSocket, channel: string, m: Record<string, unknown>): void {
     const reject = (error: "unauthorized" | "address_mismatch" | "bad_request") =>
-      this.send(socket, frame({ type: "portfolio_error", channel, error }))
+      this.send(socket, frame({ type: "portfolio_error", channel: echo(channel), error }))
     const addr = channel.slice("user:".length)
     if (!isUserKey(addr)) return reject("bad_request")
     let ok = socket.cookieUser === addr
@@ -219,22 +285,31 @@ export class FeedHub {
       if (Math.abs(Math.floor(this.nowMs() / 1000) - ts) > USER_PROOF_WINDOW_SEC) return reject("unauthorized") // live-only: a client's signed timestamp is checked against the wall clock
       ok = verifyUser(addr, sessionMessage(addr, ts), sig)
       if (!ok) return reject(socket.cookieUser !== null && socket.cookieUser !== addr ? "address_mismatch" : "unauthorized")
+      if (!this.proofs.claim(addr, ts)) return reject("unauthorized")
     }
     if (!this.add(socket, channel)) return
     this.send(socket, frame({ type: "subscribed", channel }))
     this.send(socket, frame({ type: "portfolio_snapshot", user: addr, ts: this.exchange.journalMs(), state: portfolioState(this.exchange, addr) }))
   }
 
-  /** Subscribes; a connection past its subscription limit is closed (1008) and false returned. */
+  /**
+   * Subscribes; a connection past its own subscription limit (1008) or taking one past the total
+   * (1013) is closed and false returned. Re-subscribing a held channel is free.
+   */
   private add(socket: FeedSocket, key: string): boolean {
     const state = this.sockets.get(socket)
-    if (state === undefined) return false
-    if (!state.channels.has(key) && state.channels.size >= this.limits.subscriptionsPerConnection) {
-      this.disconnect(socket)
-      socket.close(CLOSE_POLICY, `too many subscriptions on one connection (max ${this.limits.subscriptionsPerConnection})`)
+    if (state === undefined || state.closing) return false
+    if (state.channels.has(key)) return true
+    if (state.channels.size >= this.limits.subscriptionsPerConnection) {
+      this.close(socket, state, "subscriptions_per_connection", CLOSE_POLICY, `too many subscriptions on one connection (max ${this.limits.subscriptionsPerConnection})`)
+      return false
+    }
+    if (this.subscriptionCount >= this.limits.subscriptions) {
+      this.close(socket, state, "subscriptions", CLOSE_TRY_LATER, `server subscription limit reached (max ${this.limits.subscriptions}); retry later`)
       return false
     }
     state.channels.add(key)
+    this.subscriptionCount++
     let set = this.subscribers.get(key)
     if (set === undefined) {
       this.subscribers.set(key, (set = new Set()))
@@ -254,15 +329,80 @@ export class FeedHub {
     }
   }
 
+  /** A connection refused at connect: never registered, so only counted and closed. */
+  private refuse(socket: FeedSocket, limit: FeedLimit, code: number, reason: string): false {
+    this.limitCloses[limit]++
+    socket.close(code, reason)
+    return false
+  }
+
+  /**
+   * Closes a registered socket: its subscriptions and queued bytes leave the hub's counts now,
+   * its connection slot when the transport reports it closed (`disconnect`).
+   */
+  private close(socket: FeedSocket, state: SocketState, limit: FeedLimit | "slow_consumer", code: number, reason: string): void {
+    if (state.closing) return
+    if (limit === "slow_consumer") this.slowConsumerCloses++
+    else this.limitCloses[limit]++
+    this.release(socket, state)
+    state.closing = true
+    // Last: a transport may report the close (disconnect) from inside this call.
+    socket.close(code, reason)
+  }
+
+  private release(socket: FeedSocket, state: SocketState): void {
+    for (const ch of state.channels) this.removeSubscriber(ch, socket)
+    this.subscriptionCount -= state.channels.size
+    state.channels.clear()
+    this.bufferedTotal -= state.counted
+    state.counted = 0
+  }
+
+  /** Looks at the socket's queue again: the total follows. */
+  private observe(socket: FeedSocket, state: SocketState): number {
+    const queued = socket.bufferedBytes()
+    this.bufferedTotal += queued - state.counted
+    state.counted = queued
+    return queued
+  }
+
   private send(socket: FeedSocket, data: string): void {
-    if (socket.bufferedBytes() > MAX_BUFFERED_BYTES) {
-      this.slowConsumerCloses++
-      this.disconnect(socket)
-      socket.close(1013, "slow consumer")
-      return
-    }
+    const state = this.sockets.get(socket)
+    if (state === undefined || state.closing) return
+    if (this.observe(socket, state) > MAX_BUFFERED_BYTES) return this.close(socket, state, "slow_consumer", CLOSE_TRY_LATER, "slow consumer")
+    const bytes = data.length + FRAME_HEADER_BYTES
+    if (this.bufferedTotal + bytes > this.limits.bufferedBytes && !this.makeRoom(socket, bytes)) return
     this.framesSent++
     socket.send(data)
+    this.observe(socket, state)
+  }
+
+  /**
+   * The queues together would pass the cap: every socket's queue is read again and, while still
+   * over, the longest queues are closed as slow consumers (1013) until the total is under three
+   * quarters of the cap (so the next recount is a quarter of the cap away). A socket with
+   * nothing queued is never closed for the others' queues. False when `socket` itself was closed.
+   */
+  private makeRoom(socket: FeedSocket, bytes: number): boolean {
+    const holders: Array<[FeedSocket, SocketState]> = []
+    this.bufferedTotal = 0
+    for (const [s, state] of this.sockets) {
+      if (state.closing) continue
+      state.counted = s.bufferedBytes()
+      this.bufferedTotal += state.counted
+      if (state.counted > 0) holders.push([s, state])
+    }
+    const cap = this.limits.bufferedBytes
+    if (this.bufferedTotal + bytes <= cap) return true
+    holders.sort((a, b) => b[1].counted - a[1].counted)
+    let kept = true
+    for (const [s, state] of holders) {
+      if (this.bufferedTotal + bytes <= cap * 0.75) break
+      this.limitCloses.buffered_bytes++
+      this.close(s, state, "slow_consumer", CLOSE_TRY_LATER, "slow consumer")
+      if (s === socket) kept = false
+    }
+    return kept
   }
 
   /** Whether anything changed since the last render (a flush would send something). */

@@ -113,9 +113,20 @@ export class ServiceMetrics {
     new Counter({ name: "twinbook_ws_frames_sent_total", help: "WebSocket frames sent", registers: r, collect() { this.reset(); this.inc(s.hub.framesSent) } })
     new Counter({
       name: "twinbook_ws_slow_consumer_closes_total",
-      help: "WebSocket connections closed for a send buffer over 4 MiB (code 1013)",
+      help: "WebSocket connections closed as slow consumers (code 1013): over 4 MiB queued, or the longest queues when all together pass LIMIT_WS_BUFFERED_MIB",
       registers: r,
       collect() { this.reset(); this.inc(s.hub.slowConsumerCloses) }
+    })
+    new Gauge({ name: "twinbook_ws_buffered_bytes", help: "Bytes queued for WebSocket clients, all sockets together", registers: r, collect() { this.set(s.hub.bufferedBytes) } })
+    new Counter({
+      name: "twinbook_ws_limit_closes_total",
+      help: "WebSocket connections refused or closed by a limit (docs/api.md Limits)",
+      labelNames: ["limit"] as const,
+      registers: r,
+      collect() {
+        this.reset()
+        for (const [limit, n] of Object.entries(s.hub.limitCloses)) this.inc({ limit }, n)
+      }
     })
     new Counter({
       name: "twinbook_rate_limit_hits_total",

@@ -10,6 +10,7 @@ import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { FaucetAccess } from "../usecase/faucet.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
 import { type Chain, ChainService } from "../chain/chain.ts"
+import { SessionProofs } from "../auth/session-proofs.ts"
 import { FeedHub, type RenderedFrames } from "../feed/hub.ts"
 import type { NewEvent } from "../service/catalog.ts"
 import { type DurableExchange, snapshotDir } from "../store/durable.ts"
@@ -173,10 +174,20 @@ export interface Core {
 export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
   const limits = abuseLimits(opts.config)
   const monoMs = opts.monoMs ?? liveMonoClock.monoMs
-  const hub = new FeedHub(exchange, opts.nowMs, {
-    connectionsPerAddress: limits.wsConnectionsPerAddress,
-    subscriptionsPerConnection: limits.wsSubscriptionsPerConnection
-  })
+  // One set for both routes that take SPEC §5.1's proof: a proof accepted by either is refused by both.
+  const sessionProofs = new SessionProofs(() => Math.floor(opts.nowMs() / 1000)) // live-only: proofs' signed timestamps expire on the wall clock
+  const hub = new FeedHub(
+    exchange,
+    opts.nowMs,
+    {
+      connectionsPerAddress: limits.wsConnectionsPerAddress,
+      subscriptionsPerConnection: limits.wsSubscriptionsPerConnection,
+      connections: limits.wsConnections,
+      subscriptions: limits.wsSubscriptions,
+      bufferedBytes: limits.wsBufferedBytes
+    },
+    sessionProofs
+  )
   const ctx: AppCtx = {
     exchange,
     nowMs: opts.nowMs,
@@ -188,6 +199,7 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
     cache: new EdgeCache(monoMs),
     verifier: opts.verifier ?? inlineVerifier(),
     binding: { withdraw: "up" },
+    sessionProofs,
     ...(opts.log === undefined ? {} : { log: opts.log }),
     ...(opts.faucet === undefined ? {} : { faucet: opts.faucet })
   }

@@ -39,6 +39,20 @@ describe("session and orders", () => {
     expect(failureOf(await c.cancelAll())).toMatchObject({ status: 401, code: "unauthorized" })
   })
 
+  it("register signs once more with the next second when another page of the key used this second's proof", async () => {
+    // Another page (its own key object) registered first, with this second's proof.
+    const other = h.client("two-pages")
+    expect((await other.register("two-pages", h.nowSec())).status).toBe(200)
+    // This page's key object has signed nothing yet: its first proof is the same second, refused as used.
+    const c = h.client("two-pages")
+    const res = await c.register("two-pages")
+    expect(res.status).toBe(200)
+    expect(c.apiKey).toBe(other.apiKey)
+    // A timestamp the caller chose is sent as it is: no second try.
+    const exact = await h.client("two-pages").register("two-pages", h.nowSec())
+    expect(failureOf(exact)).toMatchObject({ status: 403, code: "invalid_signature" })
+  })
+
   it("in a browser the cookie is invisible: register still succeeds and keeps the api key", async () => {
     // A browser's fetch never shows set-cookie (HttpOnly, forbidden response header).
     const browserLike: typeof fetch = async (url, init) => {
@@ -55,10 +69,11 @@ describe("session and orders", () => {
   })
 
   it("time-based nonce: max(last + 1, nowMs); accepted by the server; a given nonce is used as is and raises the counter", async () => {
-    await h.funded("nonces", 100_000_000)
+    const funded = await h.funded("nonces", 100_000_000)
     // The client's own clock, apart from the server's, so it can jump back like a device clock.
     let clientMs = h.nowMs
-    const c = new ApiClient(h.url, keyFromLabel("nonces"), fetch, () => h.nowSec(), { nowMs: () => clientMs })
+    // The same key object: its register signs the next second's proof (each proof is accepted once).
+    const c = new ApiClient(h.url, funded.key, fetch, () => h.nowSec(), { nowMs: () => clientMs })
     unwrap(await c.register("nonces"))
     const m = h.market(G7)
     const order = { market_id: m, side: "buy" as const, outcome: "yes" as const, price: 1000, size: 1 }

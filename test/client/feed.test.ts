@@ -6,9 +6,10 @@ import WebSocket from "ws"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { ApiClient } from "../../src/client/api-client.ts"
 import { type FeedEvent, FeedClient, type FeedOptions } from "../../src/client/feed.ts"
-import { keyFromLabel } from "../../src/client/keys.ts"
+import { keyFromLabel, signSession } from "../../src/client/keys.ts"
 import { type FetchLike, PublicClient } from "../../src/client/public-client.ts"
 import { unwrap } from "../../src/client/errors.ts"
+import { WsClient } from "../support/ws-client.ts"
 import { type ClientHarness, startClientHarness } from "./harness.ts"
 import { type DropProxy, startDropProxy } from "./proxy.ts"
 
@@ -199,6 +200,24 @@ describe("FeedClient", () => {
     const fresh = next(f, "book", (e) => e.source === "rest" && hasBid(3900)(e))
     h.advance(2_000)
     expect((await fresh).book.bids).toEqual([{ price: 3900, size: 10 }])
+  })
+
+  it("signs its user: proof afresh once when that second's proof was already used (another page of the same key)", async () => {
+    const user = keyFromLabel("feed-proof-twin").user
+    // Another page of the same key, in the same second: its proof is accepted first.
+    const page = await WsClient.open(`${h.url.replace(/^http/, "ws")}/v1/ws`)
+    const ts = h.nowSec()
+    await page.subscribe(`user:${user}`, { signature: signSession(keyFromLabel("feed-proof-twin"), ts), timestamp: ts })
+    // This page's key object signs the same second: refused as used, then once more with the next second.
+    const f = feedOf({ key: keyFromLabel("feed-proof-twin") })
+    const errors: FeedEvent[] = []
+    f.on("error", (e) => errors.push(e))
+    const snapshot = next(f, "portfolio", (e) => e.source === "snapshot")
+    f.subscribeUser()
+    f.connect()
+    expect((await snapshot).user).toBe(user)
+    expect(errors).toEqual([])
+    await page.close()
   })
 
   it("reports a refused user: proof, reconnects at once on reconnectNow, and stays closed after close()", async () => {

@@ -180,8 +180,9 @@ describe("WebSocket user channels", () => {
         ws.send({ type: "subscribe", ...frame })
         expect(await ws.next((f) => f.channel === frame.channel)).toEqual({ type: "portfolio_error", channel: frame.channel, error })
       }
-      // The right proof, and the cookie from an allowed origin, do open the channel.
-      anon.send({ type: "subscribe", channel: `user:${alice.user}`, signature: proof(alice, now), timestamp: now })
+      // The right proof (not the second alice registered at: each proof is accepted once), and the
+      // cookie from an allowed origin, do open the channel.
+      anon.send({ type: "subscribe", channel: `user:${alice.user}`, signature: proof(alice, now - 1), timestamp: now - 1 })
       expect(await anon.next((f) => f.type === "subscribed")).toEqual({ type: "subscribed", channel: `user:${alice.user}` })
       mine.send({ type: "subscribe", channel: `user:${alice.user}` })
       expect(await mine.next((f) => f.type === "subscribed")).toEqual({ type: "subscribed", channel: `user:${alice.user}` })

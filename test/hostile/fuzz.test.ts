@@ -226,7 +226,7 @@ describe("hostile WebSocket traffic", () => {
         ws.send(f)
         tally.wsFrames++
       }
-      // A binary frame and an oversize one (64 KiB max payload) end some connections; the rest must answer a ping.
+      // A binary frame and an oversize one (16 KiB max payload) end some connections; the rest must answer a ping.
       if (i % 7 === 0) ws.ws.send(Buffer.alloc(70 * 1024, 1))
       else if (i % 11 === 0) ws.ws.send(Buffer.from([0, 1, 2, 255]))
       else expect(await ws.barrier()).toMatchObject({ type: "pong" })

@@ -77,6 +77,24 @@ describe("subscriptions per connection", () => {
   })
 })
 
+describe("WebSocket connections per address, IPv6 by /64", () => {
+  it("addresses of one /64 share the per-address count, another /64 and the IPv4-mapped form of an IPv4 address are counted as theirs", () => {
+    const exchange = new Exchange(() => 1_795_305_600_000, memoryJournal())
+    const hub = new FeedHub(exchange, () => 1_795_305_600_000, { connectionsPerAddress: 2 })
+    const closes: Array<{ address: string; code: number }> = []
+    const socket = (address: string): FeedSocket => ({ cookieUser: null, address, send: () => {}, bufferedBytes: () => 0, close: (code) => void closes.push({ address, code }) })
+    expect(hub.connect(socket("2001:db8:0:1::1"))).toBe(true)
+    expect(hub.connect(socket("2001:db8:0:1:ffff:ffff:ffff:ffff"))).toBe(true)
+    // A third host address in the same /64 costs its owner nothing to make: it is the same client.
+    expect(hub.connect(socket("2001:db8:0:1::abcd"))).toBe(false)
+    expect(closes).toEqual([{ address: "2001:db8:0:1::abcd", code: 1008 }])
+    expect(hub.connect(socket("2001:db8:0:2::1"))).toBe(true)
+    expect(hub.connect(socket("127.0.0.9"))).toBe(true)
+    expect(hub.connect(socket("::ffff:127.0.0.9"))).toBe(true)
+    expect(hub.connect(socket("::ffff:7f00:9"))).toBe(false)
+  })
+})
+
 describe("the feed hub's channel map", () => {
   it("returns to its size after 100,000 fresh user: channels are subscribed and left", () => {
     const exchange = new Exchange(() => 1_795_305_600_000, memoryJournal())

@@ -121,6 +121,8 @@ describe("GET /metrics", () => {
       "twinbook_ws_subscriptions",
       "twinbook_ws_frames_sent_total",
       "twinbook_ws_slow_consumer_closes_total",
+      "twinbook_ws_buffered_bytes",
+      "twinbook_ws_limit_closes_total",
       "twinbook_journal_batch_records",
       "twinbook_journal_fsync_seconds",
       "twinbook_journal_last_seq",
@@ -323,15 +325,17 @@ describe("GET /metrics", () => {
     const ws = new WebSocket(service.http.wsUrl)
     await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject))
     ws.pause() // reads nothing from here on: the kernel's buffers fill, then the server's send buffer
-    // Each frame names an unknown ~60 KiB channel; the server echoes it in an error frame of that size.
-    const big = JSON.stringify({ type: "subscribe", channel: "x".repeat(60_000) })
+    // Each frame names an unknown channel as long as the server echoes (128 characters): its error frame is ~260 bytes.
+    const frame = JSON.stringify({ type: "subscribe", channel: "x".repeat(128) })
     const closesBefore = service.hub.slowConsumerCloses
-    let sentBytes = 0
-    // Bounded by bytes, not time: far more than the loopback buffers and the 4 MiB limit together.
-    while (service.hub.slowConsumerCloses === closesBefore && sentBytes < 256 * 1024 * 1024) {
-      for (let i = 0; i < 16; i++) ws.send(big)
-      sentBytes += 16 * big.length
-      await new Promise((r) => setTimeout(r, 5))
+    let sentFrames = 0
+    // Bounded by frames, not time: far more answers than the loopback buffers and the 4 MiB limit hold together.
+    while (service.hub.slowConsumerCloses === closesBefore && sentFrames < 400_000) {
+      for (let i = 0; i < 256; i++) ws.send(frame)
+      sentFrames += 256
+      // The server reads one frame per connection per turn: wait while what was sent is not yet read.
+      while (ws.bufferedAmount > 256 * 1024) await new Promise((r) => setTimeout(r, 5))
+      await new Promise((r) => setImmediate(r))
     }
     expect(service.hub.slowConsumerCloses).toBe(closesBefore + 1)
     ws.terminate()

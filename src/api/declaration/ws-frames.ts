@@ -21,6 +21,6 @@ export const WS_FRAMES = {
   },
   close_codes: {
     "1008": "policy: too many connections from one address, or too many subscriptions on one connection",
-    "1013": "slow consumer: more than 4 MiB queued; re-seed from REST and reconnect"
+    "1013": "try again later: the server's connection or subscription total is reached, or a slow consumer (more than 4 MiB queued, or among the longest queues when all together pass the total); reconnect with backoff and re-seed from REST"
   }
 }

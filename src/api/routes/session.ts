@@ -1,13 +1,13 @@
 // POST /v1/builders/register: the session bootstrap (SPEC §5.1).
 import { parseSignatureHex, verifyUser } from "../../auth/ed25519.ts"
 import { sessionMessage } from "../../auth/messages.ts"
+import { REGISTER_SKEW_SEC } from "../../auth/session-proofs.ts"
 import { issueSessionCookie, sessionSetCookie } from "../../auth/session-cookie.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, RegisterRequest } from "../../domain/schemas.ts"
 import { anonymousWriteLimit, apiKeyFor, type AppCtx, requireFreshTimestamp, requireUserKey, wallSec } from "../context.ts"
 import { json, parseJsonBody, type Route } from "../http.ts"
 
-const MAX_SKEW_SEC = 60
 const decodeRegister = decodeBody(RegisterRequest, "invalid_shape")
 
 export const sessionRoutes: ReadonlyArray<Route<AppCtx>> = [
@@ -18,12 +18,17 @@ export const sessionRoutes: ReadonlyArray<Route<AppCtx>> = [
       ctx.limiter.takeForAddress(anonymousWriteLimit(ctx.config, "ip_register"), req.ip)
       const body = decodeRegister(parseJsonBody(req))
       requireUserKey("user", body.user, "invalid_shape")
-      requireFreshTimestamp(ctx, req, body.timestamp, MAX_SKEW_SEC)
+      requireFreshTimestamp(ctx, req, body.timestamp, REGISTER_SKEW_SEC)
       const now = wallSec(ctx)
       const signature = parseSignatureHex(body.signature)
       if (signature === null) throw new ApiError("invalid_signature_format", "signature must be 64 bytes, hex-encoded without 0x")
       if (!verifyUser(body.user, sessionMessage(body.user, body.timestamp), signature)) {
         throw new ApiError("invalid_signature", "signature does not verify for this user and timestamp")
+      }
+      // Single-use, here and on the `user:` channel (docs/decisions.md): a proof seen once cannot mint a cookie again.
+      if (!ctx.sessionProofs.claim(body.user, body.timestamp)) {
+        ctx.log?.({ event: "session_proof_reused", ip: req.ip, path: req.path, user: body.user })
+        throw new ApiError("invalid_signature", "this signature was already used: a session proof is accepted once; sign a fresh timestamp")
       }
       const apiKey = apiKeyFor(ctx.secret, body.user)
       const { durable } = ctx.exchange.submit({ type: "register_builder", user: body.user, name: body.name, apiKey })
