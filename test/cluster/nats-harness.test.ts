@@ -1,0 +1,31 @@
+// The test harness's own NATS (test/support/nats-cluster.ts): three real nats-server 2.10 nodes
+// with `sync_interval: always` form a JetStream cluster; an R3 stream takes a write with its
+// expected last sequence and refuses one with a stale expectation (the fencing rule twinbook's
+// journal builds on); with one node SIGKILLed a quorum of two still acknowledges, and the node
+// rejoins with what it missed.
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
+
+let c: NatsCluster
+beforeAll(async () => {
+  c = await startNatsCluster(3)
+}, 120_000)
+afterAll(() => c?.close())
+
+describe("the NATS test cluster", () => {
+  it("an R3 stream fences on the expected last sequence and survives one node down", async () => {
+    const nc = await c.connect()
+    const jsm = await jetstreamManager(nc)
+    await jsm.streams.add({ name: "HARNESS", subjects: ["harness.>"], num_replicas: 3 })
+    const js = jetstream(nc)
+    const a = await js.publish("harness.x", "one", { expect: { lastSequence: 0 } })
+    expect(a.seq).toBe(1)
+    await expect(js.publish("harness.x", "stale", { expect: { lastSequence: 0 } })).rejects.toThrow(/wrong last sequence/)
+    await c.kill(2)
+    const b = await js.publish("harness.x", "two", { expect: { lastSequence: 1 } })
+    expect(b.seq).toBe(2)
+    await c.restart(2)
+    expect((await jsm.streams.info("HARNESS")).state.messages).toBe(2)
+  }, 120_000)
+})

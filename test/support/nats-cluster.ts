@@ -1,0 +1,139 @@
+// Real nats-server processes on loopback for the cluster tests (docs/cluster.md): one node or a
+// cluster of three with JetStream, each in its own store directory, configured as twinbook asks
+// production to be (`sync_interval: always`: fsync before every acknowledgement). Nodes can be
+// SIGKILLed, SIGSTOPped and restarted on their own ports and store; `close` kills every process
+// and waits for it. The binary comes from scripts/nats-server.ts (pinned 2.10.27).
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { ensureNatsServer } from "../../scripts/nats-server.ts"
+
+export interface NatsNode {
+  readonly name: string
+  readonly port: number
+  readonly clusterPort: number
+  readonly url: string
+  readonly storeDir: string
+  /** The running process; null while the node is down. */
+  process: ChildProcess | null
+  /** Everything the node wrote on stderr and stdout, over all its lives. */
+  log: string
+}
+
+export interface NatsCluster {
+  readonly nodes: ReadonlyArray<NatsNode>
+  /** All client URLs, comma-separated (what twinbook's NATS_URL takes). */
+  readonly urls: string
+  /** SIGKILL (or another signal) to one node; resolves once it has exited. */
+  kill(i: number, signal?: NodeJS.Signals): Promise<void>
+  /** Starts a downed node again on its own ports and store. */
+  restart(i: number): Promise<void>
+  /** A client connection to the cluster (closed by `close`). */
+  connect(): Promise<NatsConnection>
+  close(): Promise<void>
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port
+      srv.close(() => resolve(port))
+    })
+  })
+
+const configOf = (node: NatsNode, all: ReadonlyArray<NatsNode>): string => {
+  const routes = all.filter((n) => n !== node).map((n) => `nats-route://127.0.0.1:${n.clusterPort}`)
+  return [
+    `server_name: ${node.name}`,
+    `listen: 127.0.0.1:${node.port}`,
+    // What twinbook asks of production: an acknowledged write is on disk (docs/cluster.md).
+    `jetstream { store_dir: "${node.storeDir}", sync_interval: always }`,
+    ...(all.length > 1 ? [`cluster { name: twinbook, listen: 127.0.0.1:${node.clusterPort}, routes: [${routes.join(", ")}] }`] : [])
+  ].join("\n")
+}
+
+const waitListening = (node: NatsNode, child: ChildProcess): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      node.log += d.toString()
+      if (node.log.includes("Server is ready")) {
+        child.stderr!.off("data", onData)
+        child.stderr!.on("data", (more: Buffer) => void (node.log += more.toString()))
+        resolve()
+      }
+    }
+    child.stderr!.on("data", onData)
+    child.stdout!.on("data", (d: Buffer) => void (node.log += d.toString()))
+    child.once("exit", (code, signal) => reject(new Error(`${node.name} exited before it was ready (code ${code}, signal ${signal})\n${node.log}`)))
+  })
+
+/** Resolves once JetStream answers through `nc` (a cluster has elected its meta leader). */
+export const waitJetStream = async (nc: NatsConnection, timeoutMs = 60_000): Promise<void> => {
+  const start = performance.now()
+  for (;;) {
+    try {
+      const reply = await nc.request("$JS.API.INFO", "", { timeout: 2_000 })
+      const body = JSON.parse(new TextDecoder().decode(reply.data)) as { error?: unknown }
+      if (body.error === undefined) return
+    } catch {
+      // no responders yet, or a timeout while the cluster elects
+    }
+    if (performance.now() - start > timeoutMs) throw new Error(`JetStream did not answer within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+export const startNatsCluster = async (size: 1 | 3 = 3): Promise<NatsCluster> => {
+  const binary = await ensureNatsServer()
+  const dir = mkdtempSync(join(tmpdir(), "twinbook-nats-"))
+  const nodes: NatsNode[] = []
+  for (let i = 0; i < size; i++) {
+    const storeDir = join(dir, `n${i + 1}`)
+    mkdirSync(storeDir)
+    const port = await freePort()
+    nodes.push({ name: `n${i + 1}`, port, clusterPort: await freePort(), url: `nats://127.0.0.1:${port}`, storeDir, process: null, log: "" })
+  }
+  const startNode = async (node: NatsNode): Promise<void> => {
+    const conf = join(dir, `${node.name}.conf`)
+    writeFileSync(conf, configOf(node, nodes))
+    const child = spawn(binary, ["-c", conf], { stdio: ["ignore", "pipe", "pipe"] })
+    node.process = child
+    child.once("exit", () => {
+      if (node.process === child) node.process = null
+    })
+    await waitListening(node, child)
+  }
+  const connections: NatsConnection[] = []
+  const cluster: NatsCluster = {
+    nodes,
+    urls: nodes.map((n) => n.url).join(","),
+    kill: async (i, signal = "SIGKILL") => {
+      const child = nodes[i]!.process
+      if (child === null) return
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+      child.kill(signal)
+      if (signal === "SIGKILL" || signal === "SIGTERM") await exited
+    },
+    restart: (i) => startNode(nodes[i]!),
+    connect: async () => {
+      const nc = await connect({ servers: nodes.map((n) => n.url), maxReconnectAttempts: -1, reconnectTimeWait: 100 })
+      connections.push(nc)
+      return nc
+    },
+    close: async () => {
+      await Promise.allSettled(connections.map((c) => c.close()))
+      for (const n of nodes) n.process?.kill("SIGCONT")
+      await Promise.all(nodes.map((n, i) => cluster.kill(i)))
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  await Promise.all(nodes.map(startNode))
+  const nc = await cluster.connect()
+  await waitJetStream(nc)
+  return cluster
+}
