@@ -128,7 +128,7 @@ export const startNatsCluster = async (size: 1 | 3 = 3): Promise<NatsCluster> =>
     close: async () => {
       await Promise.allSettled(connections.map((c) => c.close()))
       for (const n of nodes) n.process?.kill("SIGCONT")
-      await Promise.all(nodes.map((n, i) => cluster.kill(i)))
+      await Promise.all(nodes.map((_n, i) => cluster.kill(i)))
       rmSync(dir, { recursive: true, force: true })
     }
   }
