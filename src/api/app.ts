@@ -58,7 +58,15 @@ export interface RequestObserver {
  * mapped to the envelope once, HEAD without a body. Shared by the API and the
  * deposit service.
  */
-export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlySet<string>, onError: OnError, observe?: RequestObserver): App => {
+export const serveRouter = <C>(
+  router: Router<C>,
+  ctx: C,
+  corsOrigins: ReadonlySet<string>,
+  onError: OnError,
+  observe?: RequestObserver,
+  /** Refuses a matched route before its handler runs (cluster mode: a sequencer that does not lead). */
+  gate?: (route: string) => ApiError | null
+): App => {
   // A counter, not randomness: the simulator runs this app too and must stay deterministic.
   let requests = 0
   const NO_PARAMS: Readonly<Record<string, string>> = {}
@@ -83,6 +91,8 @@ export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlyS
       } else {
         route = found.route.path
         params = found.params
+        const refusal = gate?.(route) ?? null
+        if (refusal !== null) throw refusal
         if (found.route.method === "POST" && !isJsonContentType(req.headers["content-type"])) {
           throw new ApiError("unsupported_media_type", "POST bodies must be sent with Content-Type: application/json")
         }
@@ -111,4 +121,4 @@ export const serveRouter = <C>(router: Router<C>, ctx: C, corsOrigins: ReadonlyS
 }
 
 export const makeApp = (ctx: AppCtx, onError: OnError = () => {}, observe?: RequestObserver): App =>
-  serveRouter(makeRouter(), ctx, ctx.config.corsOrigins, onError, observe)
+  serveRouter(makeRouter(), ctx, ctx.config.corsOrigins, onError, observe, ctx.gate)

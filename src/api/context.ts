@@ -86,6 +86,8 @@ export interface AppCtx extends UseCaseCtx {
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
   /** The development faucet, or why there is none (src/usecase/faucet.ts); absent: none. */
   readonly faucet?: FaucetAccess
+  /** Refuses a route before its handler runs (cluster mode: `not_leader` once leadership is lost; never the ops routes). */
+  readonly gate?: (route: string) => ApiError | null
   /** Session proofs accepted so far, shared with the feed hub's `user:` channel: each is accepted once. */
   readonly sessionProofs: SessionProofs
 }

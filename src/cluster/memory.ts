@@ -81,6 +81,11 @@ export class MemoryLease implements LeasePort {
     return Promise.resolve()
   }
 
+  /** The lease lapses now, as on a server that stopped hearing its holder (tests: a partitioned leader). */
+  lapse(): void {
+    this.held = null
+  }
+
   /** Who holds the lease now (tests). */
   holder(): { holder: string; term: number } | null {
     const h = this.held

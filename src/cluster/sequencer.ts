@@ -3,6 +3,7 @@
 // log through the leader's journal (src/cluster/log-journal.ts) while the keeper renews the
 // lease. Losing the lease, or an append refused or failed, ends the leadership once (`onLost`):
 // nothing more is acknowledged, and the process is expected to stop and come back as a standby.
+import { ApiError } from "../domain/errors.ts"
 import { Exchange, type JournalSink } from "../service/exchange.ts"
 import type { Journal } from "../store/file-journal.ts"
 import { type Leadership, type LeaseKeeper, keepLease, takeLeadership } from "./election.ts"
@@ -42,11 +43,22 @@ export interface Leading {
   close(): Promise<void>
 }
 
+/** Seconds a client is told to wait before retrying on another sequencer: about a lease's lifetime. */
+export const NOT_LEADER_RETRY_SEC = 2
+
+export const notLeader = (detail: string): ApiError => new ApiError("not_leader", `${detail}; retry (another sequencer leads, or will within seconds)`, NOT_LEADER_RETRY_SEC)
+
 export const standby = (o: SequencerOptions): Standby => {
   // Records are applied by the follower until this process leads; the sink forwards from then on.
   let target: Journal | null = null
   const sink: JournalSink = {
-    append: (record) => (target === null ? Promise.reject(new Error("not the leader: a standby journals nothing")) : target.append(record))
+    append: (record) =>
+      target === null
+        ? Promise.reject(notLeader("this sequencer is the standby"))
+        : target.append(record).catch((err: unknown) => {
+            // A client whose command was not acknowledged is told to retry (the new leader has it or not).
+            throw err instanceof LeadershipLost ? notLeader(err.message) : err
+          })
   }
   const exchange = new Exchange(o.nowMs, sink, o.monoMs)
   const follower = new LogFollower(o.log, exchange, 0)

@@ -64,7 +64,9 @@ export const ERROR_STATUS = {
   // Extension: the development faucet could not mint on the embedded chain (src/usecase/faucet.ts).
   faucet_failed: 502,
   engine_binding_disabled: 503,
-  registration_failed: 503
+  registration_failed: 503,
+  // Extension (cluster mode, docs/cluster.md): this sequencer is not (or no longer) the leader; retry after `retry_after` s.
+  not_leader: 503
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -75,7 +77,7 @@ export class ApiError {
   constructor(
     readonly code: ErrorCode,
     readonly detail?: string,
-    /** Seconds, for `rate_limited` only. */
+    /** Seconds, for `rate_limited` and `not_leader` only. */
     readonly retryAfterSec?: number
   ) {}
 
@@ -93,11 +95,11 @@ export const codesWithStatus = (codes: ReadonlyArray<ErrorCode>, status: number)
 
 /**
  * The wire envelope of these codes (SPEC §7): `{ error, detail?, retry_after? }`, `error` one of
- * `codes`. The declaration gives each route one per status; `retry_after` comes with `rate_limited` only.
+ * `codes`. The declaration gives each route one per status; `retry_after` comes with `rate_limited` and `not_leader` only.
  */
 export const errorEnvelope = (codes: readonly [ErrorCode, ...ErrorCode[]]) =>
   Schema.Struct({
     error: Schema.Literal(...codes),
     detail: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { exact: true }),
-    ...(codes.includes("rate_limited") ? { retry_after: Schema.optionalWith(Schema.Int, { exact: true }) } : {})
+    ...(codes.includes("rate_limited") || codes.includes("not_leader") ? { retry_after: Schema.optionalWith(Schema.Int, { exact: true }) } : {})
   })

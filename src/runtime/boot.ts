@@ -4,6 +4,7 @@
 // journal, snapshots and the DuckDB history store live under `dataDir`.
 import { Cause, Effect, Exit, Layer, Option, Scope } from "effect"
 import { type App, makeApp, type OnError, type RequestObserver } from "../api/app.ts"
+import type { ApiError } from "../domain/errors.ts"
 import { EdgeCache, invalidateBooksOnChange } from "../api/cache.ts"
 import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
@@ -76,6 +77,8 @@ export interface ServiceConfig {
    * simulator turns them off: millions of requests a simulated day, and nobody scrapes a world.
    */
   readonly metrics?: boolean
+  /** See CoreOptions.gate. */
+  readonly gate?: (route: string) => ApiError | null
 }
 
 export type ChainSideConfig = Omit<ChainServicesOptions, "chain">
@@ -155,6 +158,8 @@ export interface CoreOptions {
   readonly faucet?: FaucetAccess
   /** The request hook (metrics and request lines); none in the simulator. */
   readonly observe?: RequestObserver
+  /** Refuses routes before their handlers (cluster mode: once leadership is lost; src/runtime/cluster.ts). */
+  readonly gate?: (route: string) => ApiError | null
 }
 
 /** The service without a transport: one exchange, its feed hub and the HTTP app. */
@@ -201,7 +206,8 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
     binding: { withdraw: "up" },
     sessionProofs,
     ...(opts.log === undefined ? {} : { log: opts.log }),
-    ...(opts.faucet === undefined ? {} : { faucet: opts.faucet })
+    ...(opts.faucet === undefined ? {} : { faucet: opts.faucet }),
+    ...(opts.gate === undefined ? {} : { gate: opts.gate })
   }
   // Before the hub's frames go out: a client told of a book change never reads the book from before it.
   invalidateBooksOnChange(exchange, ctx.cache)

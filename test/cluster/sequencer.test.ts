@@ -93,7 +93,7 @@ describe("the sequencer pair on in-memory ports", () => {
     expect(w.log.batches.at(-1)).toEqual({ term: 2, holder: "b", records: [] })
     // The old leader's next append is refused: it acknowledges nothing more, and says why.
     const zombie = leaderA.exchange.submit(credit(1_000)).durable
-    await expect(zombie).rejects.toThrow(/leadership of term 1 lost/)
+    await expect(zombie).rejects.toMatchObject({ code: "not_leader", status: 503, detail: expect.stringMatching(/leadership of term 1 lost/), retryAfterSec: 2 })
     expect(w.lost.map((l) => [l.holder, l.err.reason])).toEqual([["a", "lease_lapsed"]])
     // The new leader continues from the last record; nothing acknowledged is lost or doubled.
     const ackedB = await submitAll(leaderB, 50, 50)
@@ -125,7 +125,7 @@ describe("the sequencer pair on in-memory ports", () => {
       return position
     }
     const paused = leaderA.exchange.submit(credit(7)).durable
-    await expect(paused).rejects.toThrow(/after the lease lapsed: not acknowledged/)
+    await expect(paused).rejects.toMatchObject({ code: "not_leader", detail: expect.stringMatching(/after the lease lapsed: not acknowledged/) })
     slowLog.append = realAppend
     expect(w.lost.map((l) => [l.holder, l.err.reason])).toEqual([["a", "lease_lapsed"]])
     const leaderB = await takeover

@@ -28,8 +28,8 @@ export interface RouteSpec {
   readonly extensions?: Readonly<Record<string, unknown>>
 }
 
-/** Answered by any route: an unexpected failure. */
-const ANY_ROUTE: ReadonlyArray<ErrorCode> = ["internal_error"]
+/** Answered by any route: an unexpected failure; in cluster mode, a sequencer that does not lead (docs/cluster.md). */
+const ANY_ROUTE: ReadonlyArray<ErrorCode> = ["internal_error", "not_leader"]
 /** Answered by any POST before its handler runs: the body's type, size and JSON (src/api/app.ts, node-server.ts). */
 const ANY_POST: ReadonlyArray<ErrorCode> = ["invalid_json", "unsupported_media_type", "payload_too_large"]
 
