@@ -7,6 +7,7 @@ import { type App, makeApp, type OnError, type RequestObserver } from "../api/ap
 import type { ApiError } from "../domain/errors.ts"
 import { EdgeCache, invalidateBooksOnChange } from "../api/cache.ts"
 import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
+import { type CommandPort, localCommands } from "../usecase/commands.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { FaucetAccess } from "../usecase/faucet.ts"
 import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
@@ -160,6 +161,8 @@ export interface CoreOptions {
   readonly observe?: RequestObserver
   /** Refuses routes before their handlers (cluster mode: once leadership is lost; src/runtime/cluster.ts). */
   readonly gate?: (route: string) => ApiError | null
+  /** Where commands go: the exchange's own journal by default, the cluster's leader on a gateway. */
+  readonly commands?: CommandPort
 }
 
 /** The service without a transport: one exchange, its feed hub and the HTTP app. */
@@ -195,6 +198,7 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
   )
   const ctx: AppCtx = {
     exchange,
+    commands: opts.commands ?? localCommands(exchange),
     nowMs: opts.nowMs,
     monoMs,
     clockWatch: new ClockWatch(opts.nowMs, monoMs, opts.log),

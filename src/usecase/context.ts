@@ -7,10 +7,14 @@ import type { Verifier } from "../auth/verifier.ts"
 import { ApiError, type ErrorCode } from "../domain/errors.ts"
 import type { RewardsParams } from "../service/commands.ts"
 import type { Exchange } from "../service/exchange.ts"
+import type { CommandPort } from "./commands.ts"
 import type { RateLimiter } from "./rate-limit.ts"
 
 export interface UseCaseCtx {
+  /** What the use case reads (on a cluster gateway, the read replica). */
   readonly exchange: Exchange
+  /** Where its commands go (./commands.ts): the exchange's own journal, or the cluster's leader. */
+  readonly commands: CommandPort
   /** Order signatures: inline in tests and simulation, worker threads live. */
   readonly verifier: Verifier
   readonly limiter: RateLimiter

@@ -14,7 +14,7 @@ import { type LpScope, MAX_BOT_MARKETS, MAX_DELEGATION_SEC, MIN_DELEGATION_SEC }
 import { nowSec, type UseCaseCtx } from "./context.ts"
 import { SESSION_DETAIL } from "./place-order.ts"
 
-type LpCtx = Pick<UseCaseCtx, "exchange" | "secret">
+type LpCtx = Pick<UseCaseCtx, "exchange" | "commands" | "secret">
 
 /** Maps a refusal (of a check here, or of the apply step when a concurrent request won the race) to its error. */
 export const refusalError = (refused: NonNullable<ApplyResult["refused"]>): ApiError => {
@@ -36,8 +36,7 @@ export const refusalError = (refused: NonNullable<ApplyResult["refused"]>): ApiE
 }
 
 const submit = async (ctx: LpCtx, cmd: ServiceCommand): Promise<ApplyResult> => {
-  const { result, durable } = ctx.exchange.submit(cmd)
-  await durable
+  const { result } = await ctx.commands.submit(cmd)
   if (result.refused !== undefined) throw refusalError(result.refused)
   return result
 }

@@ -8,7 +8,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts"
 import type { EngineEvent, FillEvent, OrderType, RejectReason, Stp } from "../engine/types.ts"
 import { requireUserKey, type UseCaseCtx } from "./context.ts"
 
-type PlaceCtx = Pick<UseCaseCtx, "exchange" | "verifier">
+type PlaceCtx = Pick<UseCaseCtx, "exchange" | "commands" | "verifier">
 
 const REJECTION_DETAIL: Partial<Record<RejectReason, string>> = {
   would_cross: "post-only order would cross the book",
@@ -97,7 +97,7 @@ export const placeSignedOrder = async (ctx: PlaceCtx, body: SignedOrder): Promis
     throw new ApiError("unknown_builder", "builder_api_key is not a registered api_key")
   }
   const marketId = found.market.market_id
-  const { result, durable } = x.submit({
+  const { result } = await ctx.commands.submit({
     type: "place_order",
     order: {
       user: body.user,
@@ -113,7 +113,6 @@ export const placeSignedOrder = async (ctx: PlaceCtx, body: SignedOrder): Promis
     },
     ...(sessionPub === undefined ? {} : { viaSession: sessionPub })
   })
-  await durable
   if (result.refused === "trading_disabled") throw new ApiError("trading_disabled", "trading is not open")
   if (result.refused === "stale_bot") throw new ApiError("order_rejected", "session orders are accepted only while its LP bot runs")
   if (result.queuedAt !== undefined) {

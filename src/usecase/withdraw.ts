@@ -24,7 +24,7 @@ const parseAmount = (value: unknown): number | null => {
 }
 
 /** The withdrawal's response body (SPEC §4) once the debit is durable, or an ApiError. */
-export const withdraw = async (ctx: Pick<UseCaseCtx, "exchange" | "binding">, body: WithdrawRequestBody): Promise<Record<string, unknown>> => {
+export const withdraw = async (ctx: Pick<UseCaseCtx, "exchange" | "commands" | "binding">, body: WithdrawRequestBody): Promise<Record<string, unknown>> => {
   const amountMicro = parseAmount(body.amount_micro)
   if (amountMicro === null) throw new ApiError("invalid_amount", "amount_micro: a positive integer of micro-USDC")
   const signature = parseSignatureHex(body.signature)
@@ -38,14 +38,13 @@ export const withdraw = async (ctx: Pick<UseCaseCtx, "exchange" | "binding">, bo
   }
   if (ctx.binding.withdraw === "unreachable") throw new ApiError("engine_unreachable", "the matching service cannot be reached")
   if (ctx.binding.withdraw === "disabled") throw new ApiError("engine_binding_disabled", "the matching service binding is disabled")
-  const { result, durable } = ctx.exchange.submit({
+  const { result } = await ctx.commands.submit({
     type: "withdraw",
     user: body.user,
     amountMicro,
     withdrawNonce: body.nonce,
     recipient: wallet
   })
-  await durable
   const first = result.events[0]
   if (first?.type === "rejected") throw new ApiError("engine_rejected", first.reason)
   const w = ctx.exchange.withdrawals.byId.get(withdrawalId(body.user, body.nonce))!

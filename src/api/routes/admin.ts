@@ -31,8 +31,7 @@ const decoders = {
 
 /** Submits an operator command; an engine rejection becomes the matching client error. */
 const run = async (ctx: AppCtx, cmd: ServiceCommand): Promise<ApplyResult> => {
-  const { result, durable } = ctx.exchange.submit(cmd)
-  await durable
+  const { result } = await ctx.commands.submit(cmd)
   const first = result.events[0]
   if (first?.type === "rejected") throw rejection(first.reason)
   return result
@@ -108,8 +107,7 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
     const { state } = decoders.surface(raw)
     // Not `run`: reopening runs the queue, and a queued order's own rejection (its user's
     // balance, say) belongs to that user, not to the operator's request. Found by the simulator.
-    const { result, durable } = ctx.exchange.submit({ type: "set_trading", state })
-    await durable
+    const { result } = await ctx.commands.submit({ type: "set_trading", state })
     return { trading: ctx.exchange.trading, released_from_queue: result.events.filter((e) => e.type === "order_accepted").length }
   }),
   admin("/v1/admin/lp", async (ctx, raw) => {

@@ -31,8 +31,7 @@ export const sessionRoutes: ReadonlyArray<Route<AppCtx>> = [
         throw new ApiError("invalid_signature", "this signature was already used: a session proof is accepted once; sign a fresh timestamp")
       }
       const apiKey = apiKeyFor(ctx.secret, body.user)
-      const { durable } = ctx.exchange.submit({ type: "register_builder", user: body.user, name: body.name, apiKey })
-      await durable
+      await ctx.commands.submit({ type: "register_builder", user: body.user, name: body.name, apiKey })
       const cookie = issueSessionCookie(ctx.secret, body.user, now)
       return json(200, { api_key: apiKey }, { "set-cookie": sessionSetCookie(cookie, ctx.config.secureCookies) })
     }

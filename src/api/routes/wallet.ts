@@ -33,8 +33,7 @@ export const walletRoutes: ReadonlyArray<Route<AppCtx>> = [
       if (!verifyUser(body.user, Buffer.from(message, "utf8"), signature) || !evmOk) {
         throw new ApiError("invalid_signature", "both keys must sign the wallet-link message")
       }
-      const { result, durable } = ctx.exchange.submit({ type: "link_wallet", user: body.user, wallet })
-      await durable
+      const { result } = await ctx.commands.submit({ type: "link_wallet", user: body.user, wallet })
       if (result.refused === "wallet_already_linked") throw new ApiError("wallet_already_linked", "this user is linked to another wallet")
       if (result.refused === "wallet_taken") throw new ApiError("wallet_taken", "this wallet is linked to another user")
       return json(200, { user: body.user, wallet })
