@@ -8,6 +8,8 @@ export const corsHeaders = (req: HttpRequest, allowed: ReadonlySet<string>): Rec
   return {
     "access-control-allow-origin": origin,
     "access-control-allow-credentials": "true",
+    // A cluster gateway's read-your-writes mark (docs/cluster.md), readable by browser clients.
+    "access-control-expose-headers": "x-twinbook-seq",
     vary: "Origin"
   }
 }
@@ -23,7 +25,7 @@ export const preflight = (req: HttpRequest, allowed: ReadonlySet<string>): HttpR
     headers: {
       ...headers,
       "access-control-allow-methods": "GET, POST, OPTIONS",
-      "access-control-allow-headers": "content-type, authorization",
+      "access-control-allow-headers": "content-type, authorization, x-twinbook-min-seq",
       "access-control-max-age": "600"
     },
     body: ""

@@ -69,6 +69,12 @@ const seg = encodeURIComponent
 export class PublicClient {
   /** The session cookie captured from `set-cookie` (Node); always null in a browser, where it is HttpOnly. */
   cookie: string | null = null
+  /**
+   * The highest `x-twinbook-seq` a cluster gateway answered with (0 until one did: a single
+   * process sends none). Sent back as `x-twinbook-min-seq`, so every later read, through any
+   * gateway, sees what this client was already shown (docs/cluster.md "Read-your-writes").
+   */
+  seenSeq = 0
   readonly depositUrl: string
 
   constructor(
@@ -84,12 +90,15 @@ export class PublicClient {
     const h: Record<string, string> = { ...headers }
     if (body !== undefined) h["content-type"] = "application/json"
     if (this.cookie !== null) h.cookie = this.cookie
+    if (this.seenSeq > 0) h["x-twinbook-min-seq"] = String(this.seenSeq)
     const res = await this.fetchFn(`${base}${path}`, {
       method,
       headers: h,
       credentials: this.options.credentials ?? "include",
       ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
     })
+    const seq = Number(res.headers.get("x-twinbook-seq"))
+    if (Number.isSafeInteger(seq) && seq > this.seenSeq) this.seenSeq = seq
     const text = await res.text()
     let parsed: unknown = null
     if (text !== "") {

@@ -16,6 +16,7 @@ export class LogFollower {
   term = 0
   private reader: LogReader | null = null
   private readonly waiting: Array<{ position: LogPosition; resolve: () => void; reject: (e: unknown) => void }> = []
+  private readonly waitingSeq: Array<{ seq: number; resolve: () => void; reject: (e: unknown) => void }> = []
   private failure: unknown = null
 
   constructor(
@@ -38,6 +39,13 @@ export class LogFollower {
     if (this.failure !== null) return Promise.reject(this.failure)
     if (this.position >= position) return Promise.resolve()
     return new Promise((resolve, reject) => this.waiting.push({ position, resolve, reject }))
+  }
+
+  /** Resolves once the journal record `seq` is applied (rejects if following failed). */
+  waitForSeq(seq: number): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure)
+    if (this.exchange.lastSeq >= seq) return Promise.resolve()
+    return new Promise((resolve, reject) => this.waitingSeq.push({ seq, resolve, reject }))
   }
 
   async stop(): Promise<void> {
@@ -64,12 +72,21 @@ export class LogFollower {
         w.resolve()
       }
     }
+    const seq = this.exchange.lastSeq
+    for (let i = this.waitingSeq.length - 1; i >= 0; i--) {
+      const w = this.waitingSeq[i]!
+      if (w.seq <= seq) {
+        this.waitingSeq.splice(i, 1)
+        w.resolve()
+      }
+    }
   }
 
   private fail(err: unknown): void {
     if (this.failure !== null) return
     this.failure = err
     for (const w of this.waiting.splice(0)) w.reject(err)
+    for (const w of this.waitingSeq.splice(0)) w.reject(err)
   }
 
   get failed(): unknown {

@@ -54,6 +54,10 @@ export class MemoryLog implements ReplicatedLog {
 export class MemoryLease implements LeasePort {
   private held: { holder: string; term: number; expiresMonoMs: number } | null = null
   private lastTerm = 0
+  /** Holders cut off from the lease (tests): their calls fail as an unreachable server's would. */
+  readonly partitioned = new Set<string>()
+  /** Holders whose acquire is refused for now (tests: a standby held back). */
+  readonly heldBack = new Set<string>()
 
   constructor(
     private readonly monoMs: () => number,
@@ -61,6 +65,8 @@ export class MemoryLease implements LeasePort {
   ) {}
 
   acquire(holder: string): Promise<Lease | null> {
+    if (this.partitioned.has(holder)) return Promise.reject(new Error(`${holder} cannot reach the lease`))
+    if (this.heldBack.has(holder)) return Promise.resolve(null)
     const now = this.monoMs()
     if (this.held !== null && this.held.expiresMonoMs > now) return Promise.resolve(null)
     const term = ++this.lastTerm
@@ -69,6 +75,7 @@ export class MemoryLease implements LeasePort {
   }
 
   renew(lease: Lease): Promise<Lease | null> {
+    if (this.partitioned.has(lease.holder)) return Promise.reject(new Error(`${lease.holder} cannot reach the lease`))
     const now = this.monoMs()
     const h = this.held
     if (h === null || h.term !== lease.term || h.expiresMonoMs <= now) return Promise.resolve(null)

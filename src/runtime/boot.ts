@@ -80,6 +80,10 @@ export interface ServiceConfig {
   readonly metrics?: boolean
   /** See CoreOptions.gate. */
   readonly gate?: (route: string) => ApiError | null
+  /** See CoreOptions.commands. */
+  readonly commands?: CommandPort
+  /** Wraps the app before it is served (a cluster gateway's read-your-writes: src/runtime/gateway.ts). */
+  readonly wrapApp?: (app: App) => App
 }
 
 export type ChainSideConfig = Omit<ChainServicesOptions, "chain">
@@ -270,7 +274,7 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
       ...(reportError === undefined ? {} : { onError: reportError })
     })
     flushAfterJournal(hub, durable, transport)
-    const http = yield* transport.serve({ app, hub, host: config.host, port: config.port, secret: config.secret, nowMs, corsOrigins: config.config.corsOrigins, logger })
+    const http = yield* transport.serve({ app: config.wrapApp?.(app) ?? app, hub, host: config.host, port: config.port, secret: config.secret, nowMs, corsOrigins: config.config.corsOrigins, logger })
     yield* stopStep(() => "the HTTP server to close")
     const chainServices =
       config.chain === undefined || chain === null

@@ -13,6 +13,8 @@ import type { App } from "../api/app.ts"
 import { errorResponse, json } from "../api/http.ts"
 import { memoryCheckpointStore } from "../chain/guard.ts"
 import type { LeadershipLost } from "../cluster/log-journal.ts"
+import type { CommandBus } from "../cluster/command-bus.ts"
+import { serveCommands } from "../cluster/commands.ts"
 import type { LeasePort, ReplicatedLog } from "../cluster/ports.ts"
 import { type Leading, notLeader, standby } from "../cluster/sequencer.ts"
 import type { Logger } from "../ops/log.ts"
@@ -30,6 +32,8 @@ export interface SequencerRoleOptions {
   readonly config: ServiceConfig
   /** Leadership ended (lease lapsed, append refused): told once; live, the process logs it and exits. */
   readonly onLost: (err: LeadershipLost) => void
+  /** Where the gateways' commands arrive (src/cluster/command-bus.ts); served while this sequencer leads. */
+  readonly bus?: CommandBus
 }
 
 /** Routes a sequencer always answers itself, leader or not (health, readiness, metrics). */
@@ -123,6 +127,16 @@ export const sequencerRole = (o: SequencerRoleOptions): Effect.Effect<RunningSer
     const leading = yield* Effect.promise(() => sb.lead())
     // The port is the leader's now.
     yield* Scope.close(standbyScope, Exit.void)
-    const gate = (route: string) => (OPS_ROUTES.has(route) || (lost === null && leading.keeper.valid()) ? null : notLeader("this sequencer lost its leadership"))
-    return yield* makeService({ ...c, gate, snapshotIntervalSec: 0, historyFlushMs: 0 }).pipe(Effect.provide(leadingStoreLayer(leading, logger)))
+    const leads = (): boolean => lost === null && leading.keeper.valid()
+    const gate = (route: string) => (OPS_ROUTES.has(route) || leads() ? null : notLeader("this sequencer lost its leadership"))
+    const service = yield* makeService({ ...c, gate, snapshotIntervalSec: 0, historyFlushMs: 0 }).pipe(Effect.provide(leadingStoreLayer(leading, logger)))
+    const bus = o.bus
+    if (bus !== undefined) {
+      // Released first at a stop: no gateway's command reaches a leader that is closing.
+      yield* Effect.acquireRelease(
+        Effect.sync(() => serveCommands(bus, service.ctx.commands, () => (leads() ? null : notLeader("this sequencer lost its leadership")))),
+        (served) => Effect.promise(() => served.stop())
+      )
+    }
+    return service
   })
