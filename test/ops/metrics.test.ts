@@ -22,6 +22,11 @@ import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
 import { delegatedSession, startBot, stopBot } from "../support/lp.ts"
 
+/** Polls until `done` (the test's own timeout bounds it): waiting for the event, never for a time. */
+const until = async (done: () => boolean): Promise<void> => {
+  while (!done()) await new Promise((r) => setTimeout(r, 10))
+}
+
 const T0_MS = 1_795_305_600_000
 const ADMIN = "metrics-admin-token"
 const clock = { ms: T0_MS }
@@ -165,7 +170,7 @@ describe("GET /metrics", () => {
     ws.on("message", (d) => frames.push(d.toString()))
     await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject))
     ws.send(JSON.stringify({ type: "subscribe", channel: `book:${market}` }))
-    for (let i = 0; i < 100 && frames.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+    await until(() => frames.length > 0) // the `subscribed` frame
     const subscribed = (await scrape(url)).samples
     expect(v(subscribed, "twinbook_ws_connections")).toBe(1)
     expect(v(subscribed, "twinbook_ws_subscriptions")).toBe(1)
@@ -224,7 +229,7 @@ describe("GET /metrics", () => {
     expect(v(after, 'twinbook_lp_bots{state="running"}')).toBe(0)
 
     ws.close()
-    for (let i = 0; i < 100 && service.hub.connections > 0; i++) await new Promise((r) => setTimeout(r, 20))
+    await until(() => service.hub.connections === 0)
     expect(v((await scrape(url)).samples, "twinbook_ws_connections")).toBe(0)
     expect(errors).toEqual([])
   }, 120_000)
@@ -341,7 +346,7 @@ describe("GET /metrics", () => {
     ws.terminate()
     const after = (await scrape(url)).samples
     expect(v(after, "twinbook_ws_slow_consumer_closes_total") - v(before, "twinbook_ws_slow_consumer_closes_total")).toBe(1)
-    for (let i = 0; i < 100 && service.hub.connections > 0; i++) await new Promise((r) => setTimeout(r, 20))
+    await until(() => service.hub.connections === 0)
     expect(v((await scrape(url)).samples, "twinbook_ws_connections")).toBe(0)
   }, 60_000)
 

@@ -41,7 +41,8 @@ const open = async (): Promise<{ ws: WebSocket; closed: Promise<{ code: number; 
   return { ws, closed }
 }
 const logged = async (msg: string, n: number): Promise<Record<string, unknown>[]> => {
-  for (let i = 0; i < 200 && lines.filter((l) => l.msg === msg).length < n; i++) await new Promise((r) => setTimeout(r, 10))
+  // Until the lines are there (the test's own timeout bounds it): the event, never a time.
+  while (lines.filter((l) => l.msg === msg).length < n) await new Promise((r) => setTimeout(r, 10))
   return lines.filter((l) => l.msg === msg)
 }
 

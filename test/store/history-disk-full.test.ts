@@ -65,10 +65,12 @@ const start = async (): Promise<{ child: ChildServer; events: () => Array<Record
     env: { ADMIN_TOKEN: ADMIN, VERIFY_WORKERS: "0", SNAPSHOT_INTERVAL_SEC: "1", LOG_FORMAT: "json", LOG_LEVEL: "info" }
   })
   children.push(child)
+  // Whole lines only: a line still being written arrives in pieces.
   const events = () =>
     child
       .stderr()
       .split("\n")
+      .slice(0, -1)
       .filter((l) => l.startsWith("{"))
       .map((l) => JSON.parse(l) as Record<string, unknown>)
   return { child, events }

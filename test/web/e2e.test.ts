@@ -44,7 +44,7 @@ const signUp = async (p: Page): Promise<string> => {
 const text = async (testid: string): Promise<string> => (await page.getByTestId(testid).first().textContent()) ?? ""
 const botState = (): Promise<{ state: string; quotes: { side: string; outcome: string }[]; requotesAtMs: number[]; netYes: number } | null> =>
   page.evaluate(() => (globalThis as any).__twinbookBot?.() ?? null)
-const restingOf = async (u: string): Promise<{ side: string; outcome: string; price: number; remaining: number }[]> => (await getJson(stand, `/v1/orders/all/${u}`)).orders
+const restingOf = async (u: string): Promise<{ id: number; side: string; outcome: string; price: number; remaining: number }[]> => (await getJson(stand, `/v1/orders/all/${u}`)).orders
 const bothSides = (orders: ReadonlyArray<{ side: string; outcome: string }>): boolean =>
   // YES-terms bid = buy YES or sell NO; ask = buy NO or sell YES.
   orders.some((o) => (o.side === "buy") === (o.outcome === "yes")) && orders.some((o) => (o.side === "buy") !== (o.outcome === "yes"))
@@ -393,8 +393,13 @@ describe("the web app in Chromium", () => {
 
       // (b) The closing tab's cancels do not take effect (as when the browser is killed before they go
       // out; here the session cookie they need is gone): the quotes stay resting…
-      await startBot(p, u)
-      await p.waitForTimeout(500) // the last quote ids reach localStorage
+      const quotes = await startBot(p, u)
+      // The bot remembers its quote ids: wait until every resting one is in the record (an event, not a time).
+      await waitFor("the quote ids remembered", async () => {
+        const text = (await p.evaluate(() => (globalThis as any).localStorage.getItem("twinbook.browserbot.v1"))) as string | null
+        const ids: number[] = text === null ? [] : (JSON.parse(text) as { orderIds: number[] }).orderIds
+        return quotes.every((o) => ids.includes(o.id)) ? true : undefined
+      }, 30_000)
       await ctx.clearCookies()
       await p.close({ runBeforeUnload: true })
       await new Promise((r) => setTimeout(r, 2000))

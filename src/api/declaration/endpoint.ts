@@ -24,12 +24,16 @@ export interface RouteSpec {
   /** Every error code the route itself can answer (the common ones are added below). */
   readonly errors: ReadonlyArray<ErrorCode>
   readonly auth?: Auth
+  /** Answered by every sequencer, leader or not (the ops routes): never `not_leader`. */
+  readonly alwaysServed?: true
   /** Vendor extensions of the OpenAPI operation (the WebSocket frames). */
   readonly extensions?: Readonly<Record<string, unknown>>
 }
 
-/** Answered by any route: an unexpected failure; in cluster mode, a sequencer that does not lead (docs/cluster.md). */
-const ANY_ROUTE: ReadonlyArray<ErrorCode> = ["internal_error", "not_leader"]
+/** Answered by any route: an unexpected failure. */
+const ANY_ROUTE: ReadonlyArray<ErrorCode> = ["internal_error"]
+/** Answered by any route but the ops ones in cluster mode: a sequencer that does not lead (docs/cluster.md). */
+const LEADER_ONLY: ReadonlyArray<ErrorCode> = ["not_leader"]
 /** Answered by any POST before its handler runs: the body's type, size and JSON (src/api/app.ts, node-server.ts). */
 const ANY_POST: ReadonlyArray<ErrorCode> = ["invalid_json", "unsupported_media_type", "payload_too_large"]
 
@@ -38,7 +42,9 @@ export const operationId = (method: string, path: string): string =>
   `${method.toLowerCase()}${path.replace(/:(\w+)/g, "{$1}").replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase())}`
 
 /** Every error code a route answers with: its own and the common ones, without repeats. */
-export const routeErrorCodes = (spec: RouteSpec): ErrorCode[] => [...new Set([...spec.errors, ...(spec.method === "POST" ? ANY_POST : []), ...ANY_ROUTE])]
+export const routeErrorCodes = (spec: RouteSpec): ErrorCode[] => [
+  ...new Set([...spec.errors, ...(spec.method === "POST" ? ANY_POST : []), ...ANY_ROUTE, ...(spec.alwaysServed === true ? [] : LEADER_ONLY)])
+]
 
 const isSchema = (u: unknown): u is Schema.Schema.Any => Schema.isSchema(u)
 

@@ -34,14 +34,15 @@ const PrometheusText = HttpApiSchema.Text({ contentType: "text/plain" }).annotat
 /** Groups by tag, spread into API_ROUTES (src/api/declaration/api.ts). */
 export const OPS_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
   ops: [
-    { name: "health", method: "GET", path: "/v1/health", summary: "Liveness: 200 while the process answers", success: Health, errors: [] },
+    { name: "health", method: "GET", path: "/v1/health", summary: "Liveness: 200 while the process answers", success: Health, errors: [], alwaysServed: true },
     {
       name: "ready",
       method: "GET",
       path: "/v1/ready",
       summary: "Readiness: 200 when the journal is writable, the chain reachable and followed, the deposit service up; 503 naming what failed",
       success: { 200: Ready, 503: NotReady },
-      errors: []
+      errors: [],
+      alwaysServed: true
     },
     {
       name: "metrics",
@@ -50,7 +51,8 @@ export const OPS_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
       summary: "Prometheus metrics (docs/metrics.md); the operator token unless METRICS_PUBLIC=true",
       auth: "admin",
       success: PrometheusText,
-      errors: [...ADMIN, "not_found"]
+      errors: [...ADMIN, "not_found"],
+      alwaysServed: true
     }
   ]
 }
