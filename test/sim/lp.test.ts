@@ -15,5 +15,5 @@ describe("liquidity in the simulated world", () => {
     expect(s.lpBotChecks).toBeGreaterThan(10)
     expect(s.rewardsPaidMicro).toBeGreaterThan(0)
     expect(s.rewardsPaidMicro).toBeLessThanOrEqual(1_000_000_000)
-  }, 60_000)
+  }, 300_000) // a hang detector (23 s in a full run), not a speed assertion
 })
