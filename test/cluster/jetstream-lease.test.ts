@@ -98,11 +98,12 @@ describe("the leader lease on JetStream KV", () => {
     const third = await acquireWhenFree(a, "a")
     expect(held.validUntilMonoMs).toBeLessThanOrEqual(third.lastRefusedSentMs)
     expect(third.lease.term).toBeGreaterThan(held.term)
-    expect(await b.renew(held)).toBeNull()
-    // A stale holder's release does not free the lease it lost.
+    // The stale holder does not know it lost the lease: its release (on the revision it last
+    // wrote) must not free the new holder's, and its renewal is refused.
     await b.release(held)
     expect(await b.acquire("b")).toBeNull()
     expect(await a.renew(third.lease)).not.toBeNull()
+    expect(await b.renew(held)).toBeNull()
   }, 60_000)
 
   it("is taken at once after a release, with a greater term; the released lease renews no more", async () => {

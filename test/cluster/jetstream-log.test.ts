@@ -285,7 +285,7 @@ const damage = (files: string[], how: Damage): void => {
 //  - after a clean stop (SIGTERM), which snapshots the Raft state so there is nothing to replay,
 //    the damaged node serves holes where the damaged records were: acknowledged batches missing
 //    from the log as its leader tells it (truncated: the whole tail; overwritten: the batch there),
-//    while the stream still counts them and takes appends. A twinbook reader whose consumer sits on
+//    while its last position still counts them and it takes the next append. A twinbook reader whose consumer sits on
 //    the damaged node stops at the first hole (LogGap), never skipping it; one on the intact node
 //    reads every batch; and with the replica that never went down leading, every reader reads
 //    every batch, the damaged replica's holes filled from the leader.
@@ -332,13 +332,19 @@ describe("a node whose stream files were damaged while it was down", () => {
       else if (how === "truncate") expect({ contiguous, from: lost[0]! > 1, toTheEnd: lost.at(-1) }).toEqual({ contiguous: true, from: true, toTheEnd: N })
       else expect({ contiguous, count: lost.length >= 1 && lost.length <= 2, beforeTheEnd: lost.at(-1)! < N }).toEqual({ contiguous: true, count: true, beforeTheEnd: true })
 
+      // The damaged leader takes appends after its holes as if nothing were missing.
+      const after = batchOf(2, "w2", seq, 3)
+      expect(await log.append(after, N)).toBe(N + 1)
+      appended.push(after)
+      const total = appended.length
+
       // A reader's consumer sits on one live replica, chosen at random by JetStream: on the intact
       // one it reads every batch; on the damaged one it stops at the first hole (which the damaged
       // leader lacks too). Never a skip. Readers are started until one has met the damage (each
       // does with odds 1/2).
       let metDamage = lost.length === 0
       for (let attempt = 0; attempt < 40 && !(metDamage && attempt > 0); attempt++) {
-        const r = await readAll(log, N)
+        const r = await readAll(log, total)
         if (r.error === undefined) expectSame(r, appended, 1)
         else {
           expect(r.error).toBeInstanceOf(LogGap)
@@ -354,7 +360,7 @@ describe("a node whose stream files were damaged while it was down", () => {
       // wherever a reader's consumer sits (what that replica lacks, the reader takes from the leader).
       await moveLeaderTo(nc, jsm, "DAMAGE", cl.nodes[survivor]!.name)
       const whole = collect(log, 1)
-      await whole.until(N)
+      await whole.until(total)
       expectSame(whole, appended, 1)
       await whole.stop()
     } finally {
