@@ -17,7 +17,8 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   sim: async () => (await import("./sim.ts")).simSuite,
   backtest: async () => (await import("./backtest.ts")).backtestSuite,
   web: async () => (await import("./web.ts")).webSuite,
-  "ws-storm": async () => (await import("./ws-storm.ts")).wsStormSuite
+  "ws-storm": async () => (await import("./ws-storm.ts")).wsStormSuite,
+  "cluster-log": async () => (await import("./cluster-log.ts")).clusterLogSuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`

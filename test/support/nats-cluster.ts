@@ -88,7 +88,43 @@ export const waitJetStream = async (nc: NatsConnection, timeoutMs = 60_000): Pro
   }
 }
 
+/**
+ * Whether the cluster places a stream on all its nodes within `timeoutMs`. A fresh 2.10.27 cluster
+ * whose nodes start together sometimes elects a meta leader that never adds the third node to its
+ * peers (the third granted its vote too late); that cluster refuses every R3 stream ("no suitable
+ * peers for placement") for good — seen in about 1 of 6 starts on this machine.
+ */
+const placesReplicas = async (nc: NatsConnection, replicas: number, timeoutMs: number): Promise<boolean> => {
+  const start = performance.now()
+  const api = (subject: string, body: unknown): Promise<{ error?: { description?: string } }> =>
+    nc.request(subject, JSON.stringify(body), { timeout: 5_000 }).then((m) => JSON.parse(new TextDecoder().decode(m.data)) as { error?: { description?: string } })
+  for (;;) {
+    try {
+      const created = await api("$JS.API.STREAM.CREATE.HARNESS_PROBE", { name: "HARNESS_PROBE", subjects: ["harness_probe"], num_replicas: replicas })
+      if (created.error === undefined) {
+        await api("$JS.API.STREAM.DELETE.HARNESS_PROBE", {})
+        return true
+      }
+    } catch {
+      // a timeout while the cluster elects
+    }
+    if (performance.now() - start > timeoutMs) return false
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+/** Starts a cluster whose JetStream can place replicated streams (a fresh start when one cannot). */
 export const startNatsCluster = async (size: 1 | 3 = 3): Promise<NatsCluster> => {
+  for (let attempt = 1; ; attempt++) {
+    const cluster = await startNatsClusterOnce(size)
+    if (size === 1 || (await placesReplicas(await cluster.connect(), size, 15_000))) return cluster
+    const logs = cluster.nodes.map((n) => `${n.name}:\n${n.log}`).join("\n")
+    await cluster.close()
+    if (attempt === 3) throw new Error(`three ${size}-node clusters in a row could not place a replicated stream\n${logs}`)
+  }
+}
+
+const startNatsClusterOnce = async (size: 1 | 3): Promise<NatsCluster> => {
   const binary = await ensureNatsServer()
   const dir = mkdtempSync(join(tmpdir(), "twinbook-nats-"))
   const nodes: NatsNode[] = []
