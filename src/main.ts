@@ -6,7 +6,6 @@ import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { demoCatalog } from "../fixtures/catalog.ts"
-import { DEFAULT_ABUSE_LIMITS } from "./api/context.ts"
 import { ChainService } from "./chain/chain.ts"
 import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
 import { makeService } from "./runtime/boot.ts"
@@ -18,8 +17,8 @@ import { faucetRefusal } from "./usecase/faucet.ts"
 import { ensureBuilt } from "../web/build.ts"
 import { startWebServer } from "../web/server.ts"
 import { describeRecovery } from "./store/durable.ts"
-import { batchedSink, makeLogger } from "./ops/log.ts"
-import { DEFAULT_SLOW_WRITE_MS } from "./ops/storage-health.ts"
+import { clusterProgram } from "./runtime/cluster-main.ts"
+import { armStopDeadline, commonSettings, stderrLogger } from "./runtime/settings.ts"
 import { DATA_DIR_IN_USE_EXIT, dataDirLock } from "./store/data-dir-lock.ts"
 
 /**
@@ -41,51 +40,17 @@ const loadOrCreateSecret = (dataDir: string, name: string, bytes: number): { hex
   return { hex: secret, path, created: true }
 }
 
-/**
- * The bound on a stop: from the first SIGTERM/SIGINT, the drain and every release after it have
- * `timeoutSec` seconds; past that the process exits DRAIN_TIMEOUT_EXIT naming the step it was
- * waiting for (the embedded Anvil is still stopped by its exit hook and watchdog).
- */
-const DRAIN_TIMEOUT_EXIT = 124
-const armStopDeadline = (timeoutSec: number, waitingFor: () => string): void => {
-  const arm = (): void => {
-    process.removeListener("SIGTERM", arm)
-    process.removeListener("SIGINT", arm)
-    setTimeout(() => {
-      console.error(`twinbook: stop timed out after ${timeoutSec} s (DRAIN_TIMEOUT_SEC), still waiting for ${waitingFor()}; exiting ${DRAIN_TIMEOUT_EXIT}`)
-      process.exit(DRAIN_TIMEOUT_EXIT)
-    }, timeoutSec * 1000).unref()
-  }
-  process.once("SIGTERM", arm)
-  process.once("SIGINT", arm)
-}
-
 const program = Effect.gen(function* () {
-  const port = yield* Config.integer("PORT").pipe(Config.withDefault(8080))
-  const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
+  const settings = yield* commonSettings
+  const { host, port } = settings
   const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./data"))
-  const drainTimeoutSec = yield* Config.integer("DRAIN_TIMEOUT_SEC").pipe(Config.withDefault(30))
   let stopStep: () => string = () => "the web app to close"
-  armStopDeadline(drainTimeoutSec, () => stopStep())
+  armStopDeadline(settings.drainTimeoutSec, () => stopStep())
   // First of all: one service per DATA_DIR (released last, after the chain has saved its state there).
   yield* dataDirLock(dataDir)
   const adminTokenOpt = yield* Config.option(Config.redacted("ADMIN_TOKEN"))
-  const corsOrigins = yield* Config.string("CORS_ORIGINS").pipe(Config.withDefault("http://localhost:3000,http://127.0.0.1:3000"))
-  const devCredit = yield* Config.boolean("DEV_CREDIT").pipe(Config.withDefault(true))
-  const secureCookies = yield* Config.boolean("SECURE_COOKIES").pipe(Config.withDefault(false))
-  const dailyBudgetMicro = yield* Config.integer("REWARDS_DAILY_BUDGET_MICRO").pipe(Config.withDefault(1_000_000_000))
-  const bandSpreadBpsMax = yield* Config.integer("REWARDS_BAND_SPREAD_BPS_MAX").pipe(Config.withDefault(300))
-  const minSizeContracts = yield* Config.integer("REWARDS_MIN_SIZE_CONTRACTS").pipe(Config.withDefault(10))
+  const devCredit = settings.app.devCredit
   const verifyWorkers = yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1))
-  const limits = {
-    registrationsPerMinute: yield* Config.integer("LIMIT_REGISTRATIONS_PER_MIN").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.registrationsPerMinute)),
-    wsConnectionsPerAddress: yield* Config.integer("LIMIT_WS_CONNECTIONS_PER_IP").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnectionsPerAddress)),
-    wsSubscriptionsPerConnection: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptionsPerConnection)),
-    wsConnections: yield* Config.integer("LIMIT_WS_CONNECTIONS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsConnections)),
-    wsSubscriptions: yield* Config.integer("LIMIT_WS_SUBSCRIPTIONS_TOTAL").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsSubscriptions)),
-    wsBufferedBytes: (yield* Config.integer("LIMIT_WS_BUFFERED_MIB").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.wsBufferedBytes / (1024 * 1024)))) * 1024 * 1024,
-    rateLimitBuckets: yield* Config.integer("LIMIT_RATE_BUCKETS").pipe(Config.withDefault(DEFAULT_ABUSE_LIMITS.rateLimitBuckets))
-  }
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
   const chainMode = yield* Config.literal("embedded", "off")("CHAIN").pipe(Config.withDefault("embedded" as const))
   const depositPort = yield* Config.integer("DEPOSIT_PORT").pipe(Config.withDefault(8081))
@@ -97,12 +62,6 @@ const program = Effect.gen(function* () {
   const webPort = yield* Config.integer("WEB_PORT").pipe(Config.withDefault(3000))
   // WEB=false runs the service without the web app (tests that restart the process many times).
   const webEnabled = yield* Config.boolean("WEB").pipe(Config.withDefault(true))
-  // Logs on stderr, JSON unless stderr is a terminal; /metrics behind the operator token unless public (docs/metrics.md).
-  const logLevel = yield* Config.literal("debug", "info", "warn", "error")("LOG_LEVEL").pipe(Config.withDefault("info" as const))
-  const logFormat = yield* Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault(process.stderr.isTTY ? ("pretty" as const) : ("json" as const)))
-  const metricsPublic = yield* Config.boolean("METRICS_PUBLIC").pipe(Config.withDefault(false))
-  const readyMaxLagBlocks = yield* Config.integer("READY_MAX_LAG_BLOCKS").pipe(Config.withDefault(20))
-  const slowWriteMs = yield* Config.integer("SLOW_DISK_WARN_MS").pipe(Config.withDefault(DEFAULT_SLOW_WRITE_MS))
   // The embedded chain keeps its state in DATA_DIR, so balances and deposit addresses survive restarts.
   const chainConfig = yield* liveChainConfigFromEnv
   const chain =
@@ -115,13 +74,7 @@ const program = Effect.gen(function* () {
         )
   if (chain !== null) yield* Effect.addFinalizer(() => Effect.sync(() => void (stopStep = () => "the chain to stop (the embedded chain saves its state, then Anvil stops)")))
   const clock = yield* Effect.clock
-  const logSink = batchedSink((text, failed) => {
-    // A stream that failed once is destroyed: later lines are dropped (and counted) at once.
-    if (process.stderr.destroyed) return failed(new Error("stderr is closed"))
-    process.stderr.write(text, (err) => (err == null ? undefined : failed(err)))
-  })
-  process.once("exit", logSink.flush) // lines of the last turn still go out on any exit
-  const logger = makeLogger({ level: logLevel, format: logFormat, nowMs: () => clock.unsafeCurrentTimeMillis(), write: logSink.write, droppedLines: logSink.droppedLines }) // live-only: a log line's own wall time
+  const logger = stderrLogger(settings.log, () => clock.unsafeCurrentTimeMillis()) // live-only: a log line's own wall time
   // The development faucet (src/usecase/faucet.ts): built only for the embedded chain with DEV_CREDIT on.
   const faucetRefused = faucetRefusal(devCredit, chain === null ? "off" : chainConfig.rpcUrl === undefined ? "embedded" : "external")
   const faucet =
@@ -168,19 +121,12 @@ const program = Effect.gen(function* () {
             headPollMs: chainHeadPollMs,
             minUsdgMicro,
             maxPerTxMicro,
-            corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== ""))
+            corsOrigins: settings.app.corsOrigins
           }
         }),
     faucet,
-    config: {
-      adminToken,
-      corsOrigins: new Set(corsOrigins.split(",").map((s) => s.trim()).filter((s) => s !== "")),
-      secureCookies,
-      devCredit,
-      rewards: { dailyBudgetMicro, bandSpreadBpsMax, perWalletCapPct: 40, minSizeContracts },
-      limits
-    },
-    ops: { metricsPublic, maxLagBlocks: readyMaxLagBlocks, slowWriteMs }
+    config: { ...settings.app, adminToken },
+    ops: settings.ops
   }).pipe(Effect.provide(live))
   yield* Console.log(`twinbook API      ${service.http.url}/v1/markets`)
   yield* Console.log(`WebSocket         ${service.http.wsUrl}`)
@@ -248,8 +194,11 @@ process.stderr.on("error", () => {})
 process.stdout.on("error", () => {})
 process.on("SIGXFSZ", () => {})
 
+// ROLE: the single process (default) or one role of a cluster on NATS (docs/cluster.md).
+const role = Config.literal("single", "sequencer", "gateway")("ROLE").pipe(Config.withDefault("single" as const))
+
 NodeRuntime.runMain(
-  Effect.scoped(program).pipe(
+  Effect.scoped(Effect.flatMap(role, (r) => (r === "single" ? program : clusterProgram(r)))).pipe(
     // Another service holds DATA_DIR: one line naming it and its PID, and a distinct exit code.
     Effect.catchTag("DataDirInUse", (e) => Console.error(`twinbook: ${e.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(DATA_DIR_IN_USE_EXIT)))))
   )

@@ -34,7 +34,11 @@ export const takeLeadership = async (o: ElectionOptions): Promise<Leadership> =>
   for (;;) {
     // Caught up first: a standby that has the lease while replaying a long log would let it lapse.
     await o.follower.waitFor(await o.log.lastPosition())
-    const lease = await o.lease.acquire(o.holder).catch(() => null)
+    const lease = await o.lease.acquire(o.holder).catch((err: unknown) => {
+      // Not "someone holds it" but a failure to ask (NATS unreachable, a timeout): said, then retried.
+      o.note?.("lease request failed", { holder: o.holder, detail: err instanceof Error ? err.message : String(err) })
+      return null
+    })
     if (lease === null) {
       await o.sleep(retryMs)
       continue

@@ -20,6 +20,7 @@ import type { LeasePort, ReplicatedLog } from "../cluster/ports.ts"
 import { type Leading, notLeader, standby } from "../cluster/sequencer.ts"
 import type { Logger } from "../ops/log.ts"
 import type { DurableExchange } from "../store/durable.ts"
+import { exchangeHash } from "../service/exchange-snapshot.ts"
 import { makeService, type RunningService, type ServiceConfig, type ServiceContext } from "./boot.ts"
 import { LoggerService, MonoClockService, TransportService, WallClock } from "./services.ts"
 import { StoreService } from "./store.ts"
@@ -83,7 +84,8 @@ const leadingStoreLayer = (leading: Leading, logger: Logger): Layer.Layer<StoreS
         () =>
           Effect.promise(() =>
             leading.close().then(
-              () => logger.info("lease released", { term: leading.leadership.lease.term }),
+              // The state it stopped with, for an operator (or a test) to check against a replay of the log.
+              () => logger.info("lease released", { term: leading.leadership.lease.term, seq: leading.exchange.lastSeq, state_hash: exchangeHash(leading.exchange) }),
               (err: unknown) => logger.warn("stop: the journal's last batches were not stored", { detail: err instanceof Error ? err.message : String(err) })
             )
           )

@@ -30,7 +30,11 @@ export interface GatewayRoleOptions {
   readonly bus: CommandBus
   /** The service's configuration (no chain, no workers: those are the leader's). */
   readonly config: ServiceConfig
-  /** How long the leader may take to answer a command (default 10 s). */
+  /**
+   * How long the leader may take to answer a command (default 5 s): a live leader answers in
+   * milliseconds, so this bounds only what was in flight when it died (its client gets 503
+   * not_leader, told to read before retrying).
+   */
   readonly commandTimeoutMs?: number
   /** How long a request may wait for the replica to reach its `x-twinbook-min-seq`, or a command's own (default 5 s). */
   readonly replicaWaitMs?: number
@@ -103,7 +107,7 @@ export const gatewayRole = (o: GatewayRoleOptions): Effect.Effect<RunningService
     const waitMs = o.replicaWaitMs ?? 5_000
     const commands = remoteCommands({
       bus: o.bus,
-      timeoutMs: o.commandTimeoutMs ?? 10_000,
+      timeoutMs: o.commandTimeoutMs ?? 5_000,
       applied: (seq) =>
         within(follower.waitForSeq(seq), waitMs, () => new ApiError("internal_error", `applied by the leader at seq ${seq}, but this gateway's replica is behind; read again shortly`))
     })

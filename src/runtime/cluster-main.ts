@@ -1,0 +1,105 @@
+// The cluster roles' program (ROLE=sequencer or ROLE=gateway; docs/cluster.md "Roles"): the
+// settings every role shares, then NATS — the journal on a replicated JetStream stream, the
+// lease in a KV bucket, commands on a request/reply subject — and the role itself. A sequencer
+// whose leadership ends goes back to being a standby in the same process: its exchange may hold
+// commands the log does not, so it is dropped and a fresh one follows the log from the start.
+import { hostname } from "node:os"
+import { Config, Console, Deferred, Effect, Layer, Redacted } from "effect"
+import { demoCatalog } from "../../fixtures/catalog.ts"
+import { NatsCommandBus } from "../cluster/command-bus.ts"
+import { openJetStreamLease } from "../cluster/jetstream-lease.ts"
+import { openJetStreamLog } from "../cluster/jetstream-log.ts"
+import type { LeadershipLost } from "../cluster/log-journal.ts"
+import { connectNats } from "../cluster/nats-connection.ts"
+import type { ReplicatedLog } from "../cluster/ports.ts"
+import type { Logger } from "../ops/log.ts"
+import type { ServiceConfig } from "./boot.ts"
+import { sequencerRole } from "./cluster.ts"
+import { gatewayRole } from "./gateway.ts"
+import { inlineVerifierLayer, liveMonoClockLayer, loggerLayer, nodeTransportLayer, wallClockLayer, workerVerifierLayer } from "./services.ts"
+import { liveMonoClock } from "../time/clock.ts"
+import { armStopDeadline, commonSettings, stderrLogger } from "./settings.ts"
+
+export type ClusterRole = "sequencer" | "gateway"
+
+/** The subject the leader serves commands on (src/cluster/command-bus.ts). */
+export const COMMAND_SUBJECT = "twinbook.commands"
+
+const clusterSettings = Effect.gen(function* () {
+  return {
+    natsUrl: yield* Config.string("NATS_URL"),
+    // live-only: a default name that tells processes apart in logs and on the lease
+    nodeName: yield* Config.string("NODE_NAME").pipe(Config.withDefault(`${hostname()}:${process.pid}`)),
+    replicas: yield* Config.integer("NATS_REPLICAS").pipe(Config.withDefault(3)),
+    leaseTtlMs: yield* Config.integer("LEASE_TTL_MS").pipe(Config.withDefault(3_000)),
+    // Shared by every process: an operator token and a session cookie good on one are good on all.
+    adminToken: Redacted.value(yield* Config.redacted("ADMIN_TOKEN")),
+    sessionSecret: Redacted.value(yield* Config.redacted("SESSION_SECRET")),
+    verifyWorkers: yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1)),
+    commandTimeoutMs: yield* Config.integer("COMMAND_TIMEOUT_MS").pipe(Config.withDefault(5_000))
+  }
+})
+
+const secretBytes = (hex: string): Uint8Array => {
+  if (!/^[0-9a-f]{64,}$/i.test(hex)) throw new Error("SESSION_SECRET must be at least 32 bytes in hex (64 hex digits), the same on every process of the cluster")
+  return Buffer.from(hex, "hex")
+}
+
+/** A sequencer for ever: standby, leader, and back to standby (fresh) whenever a leadership ends. */
+const sequencerLoop = (log: ReplicatedLog, lease: Parameters<typeof sequencerRole>[0]["lease"], bus: NatsCommandBus, holder: string, config: ServiceConfig, logger: Logger) =>
+  Effect.forever(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const lost = yield* Deferred.make<LeadershipLost>()
+        const service = yield* sequencerRole({ log, lease, bus, holder, config, onLost: (err) => Deferred.unsafeDone(lost, Effect.succeed(err)) })
+        yield* Console.log(`twinbook leader    ${service.http.url}/v1/markets  (holder ${holder})`)
+        const err = yield* Deferred.await(lost)
+        logger.warn("back to standby", { term: err.term, reason: err.reason, detail: "this process's exchange is dropped; a fresh one follows the log" })
+      })
+    )
+  )
+
+export const clusterProgram = (role: ClusterRole) =>
+  Effect.gen(function* () {
+    const settings = yield* commonSettings
+    const c = yield* clusterSettings
+    let stopStep: () => string = () => `the ${role} to stop`
+    armStopDeadline(settings.drainTimeoutSec, () => stopStep())
+    const clock = yield* Effect.clock
+    const logger = stderrLogger(settings.log, () => clock.unsafeCurrentTimeMillis()) // live-only: a log line's own wall time
+    yield* Effect.addFinalizer(() => Console.log(`twinbook ${role} stopped`))
+    const nc = yield* Effect.acquireRelease(
+      Effect.promise(() => connectNats(c.natsUrl, `twinbook-${role}-${c.nodeName}`)),
+      (conn) => Effect.promise(() => conn.drain().catch(() => conn.close()))
+    )
+    const log = yield* Effect.promise(() => openJetStreamLog(nc, { replicas: c.replicas }))
+    const bus = new NatsCommandBus(nc, COMMAND_SUBJECT)
+    const live = yield* Layer.build(
+      Layer.mergeAll(
+        wallClockLayer(() => clock.unsafeCurrentTimeMillis()), // live-only: the wall clock enters here (docs/time.md)
+        liveMonoClockLayer,
+        c.verifyWorkers > 0 ? workerVerifierLayer(c.verifyWorkers) : inlineVerifierLayer,
+        nodeTransportLayer,
+        loggerLayer(logger)
+      )
+    )
+    const config: ServiceConfig = {
+      host: settings.host,
+      port: settings.port,
+      secret: secretBytes(c.sessionSecret),
+      config: { ...settings.app, adminToken: c.adminToken },
+      ops: settings.ops,
+      onStopStep: (waitingFor) => void (stopStep = waitingFor),
+      // The leader adds what the catalogue lacks; a gateway never writes it (its commands go to the leader).
+      ...(role === "sequencer" ? { catalog: demoCatalog() } : {})
+    }
+    yield* Console.log(`twinbook ${role}  ${c.nodeName} on NATS ${c.natsUrl} (journal R${c.replicas}${role === "sequencer" ? `, lease TTL ${c.leaseTtlMs} ms` : ""})`)
+    if (role === "gateway") {
+      const gw = yield* gatewayRole({ log, bus, config, commandTimeoutMs: c.commandTimeoutMs }).pipe(Effect.provide(live))
+      yield* Console.log(`twinbook API       ${gw.http.url}/v1/markets`)
+      yield* Console.log(`WebSocket          ${gw.http.wsUrl}`)
+      return yield* Effect.never
+    }
+    const lease = yield* Effect.promise(() => openJetStreamLease(nc, liveMonoClock.monoMs, { ttlMs: c.leaseTtlMs, replicas: c.replicas }))
+    return yield* sequencerLoop(log, lease, bus, c.nodeName, config, logger).pipe(Effect.provide(live))
+  })
