@@ -1,5 +1,7 @@
-// Commands from the gateways to the leader (docs/cluster.md "Gateways"): request/reply on one
-// subject that only the leader serves (NATS live: `NatsCommandBus`; in memory for tests). Chosen
+// Commands from the gateways to the leader (docs/cluster.md "Gateways"): request/reply on the
+// leader's own subject, `<base>.<term>` (NATS live: `NatsCommandBus`; in memory for tests). A
+// gateway addresses the newest term its replica has read in the log, so a deposed leader — a
+// paused process whose subscription NATS still holds — is never sent a newer term's commands. Chosen
 // over a command stream: a command is answered by the leader that journals it, with its result,
 // and while no leader serves the subject a request fails at once ("no responders") instead of
 // queueing work for a leader that may never take it — the gateway answers 503 `not_leader` and the
@@ -14,10 +16,10 @@ import type { ServiceCommand } from "../service/commands.ts"
 import type { ApplyResult } from "../service/exchange.ts"
 
 export interface CommandBus {
-  /** Sends one request; rejects with `NoLeader` when nobody serves the subject or no reply comes in time. */
-  request(payload: string, timeoutMs: number): Promise<string>
-  /** Serves requests until `stop` (the leader only). */
-  serve(handler: (payload: string) => Promise<string>): { stop(): Promise<void> }
+  /** Sends one request to the leader of `term`; rejects with `NoLeader` when nobody serves it or no reply comes in time. */
+  request(payload: string, timeoutMs: number, term: number): Promise<string>
+  /** Serves the requests of `term` until `stop` (its leader only). */
+  serve(term: number, handler: (payload: string) => Promise<string>): { stop(): Promise<void> }
 }
 
 /** Nobody answered: no leader serves commands now (a failover), or it did not answer in time. */
@@ -41,7 +43,7 @@ export const replyOfError = (err: ApiError): CommandReply => ({
 
 export const errorOfReply = (e: Extract<CommandReply, { ok: false }>["error"]): ApiError => new ApiError(e.code, e.detail, e.retry_after)
 
-/** The bus on NATS request/reply: `subject` served by the leader in a queue group (one answers). */
+/** The bus on NATS request/reply: `<subject>.<term>` served by that term's leader. */
 export class NatsCommandBus implements CommandBus {
   private readonly encoder = new TextEncoder()
   private readonly decoder = new TextDecoder()
@@ -51,17 +53,18 @@ export class NatsCommandBus implements CommandBus {
     private readonly subject: string
   ) {}
 
-  async request(payload: string, timeoutMs: number): Promise<string> {
+  async request(payload: string, timeoutMs: number, term: number): Promise<string> {
+    const subject = `${this.subject}.${term}`
     try {
-      const msg = await this.nc.request(this.subject, this.encoder.encode(payload), { timeout: timeoutMs })
+      const msg = await this.nc.request(subject, this.encoder.encode(payload), { timeout: timeoutMs })
       return this.decoder.decode(msg.data)
     } catch (err) {
-      throw new NoLeader(`no leader answered the command subject ${this.subject}: ${err instanceof Error ? err.message : String(err)}`)
+      throw new NoLeader(`no leader answered the command subject ${subject}: ${err instanceof Error ? err.message : String(err)}`)
     }
   }
 
-  serve(handler: (payload: string) => Promise<string>): { stop(): Promise<void> } {
-    const sub: Subscription = this.nc.subscribe(this.subject, { queue: "leader" })
+  serve(term: number, handler: (payload: string) => Promise<string>): { stop(): Promise<void> } {
+    const sub: Subscription = this.nc.subscribe(`${this.subject}.${term}`, { queue: "leader" })
     const loop = (async () => {
       for await (const msg of sub) {
         // Each command on its own: the journal's group commit batches concurrent ones.
@@ -77,21 +80,21 @@ export class NatsCommandBus implements CommandBus {
   }
 }
 
-/** The bus inside one process (tests): one server at a time, like the queue group with one leader. */
+/** The bus inside one process (tests): a server per term, like the NATS subjects. */
 export class MemoryCommandBus implements CommandBus {
-  private handler: ((payload: string) => Promise<string>) | null = null
+  private readonly handlers = new Map<number, (payload: string) => Promise<string>>()
 
-  request(payload: string, _timeoutMs: number): Promise<string> {
-    const h = this.handler
-    if (h === null) return Promise.reject(new NoLeader("no leader serves commands"))
+  request(payload: string, _timeoutMs: number, term: number): Promise<string> {
+    const h = this.handlers.get(term)
+    if (h === undefined) return Promise.reject(new NoLeader(`no leader serves the commands of term ${term}`))
     return h(payload)
   }
 
-  serve(handler: (payload: string) => Promise<string>): { stop(): Promise<void> } {
-    this.handler = handler
+  serve(term: number, handler: (payload: string) => Promise<string>): { stop(): Promise<void> } {
+    this.handlers.set(term, handler)
     return {
       stop: () => {
-        if (this.handler === handler) this.handler = null
+        if (this.handlers.get(term) === handler) this.handlers.delete(term)
         return Promise.resolve()
       }
     }

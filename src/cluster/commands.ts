@@ -8,9 +8,9 @@ import type { CommandPort } from "../usecase/commands.ts"
 import { type CommandBus, decodeReply, decodeRequest, encodeReply, encodeRequest, errorOfReply, NoLeader, replyOfError } from "./command-bus.ts"
 import { notLeader } from "./sequencer.ts"
 
-/** The leader's side: serves the bus with `port`, unless `gate` refuses (a deposed leader says so). */
-export const serveCommands = (bus: CommandBus, port: CommandPort, gate: () => ApiError | null): { stop(): Promise<void> } =>
-  bus.serve(async (payload) => {
+/** The leader's side: serves its term's commands with `port`, unless `gate` refuses (a deposed leader says so). */
+export const serveCommands = (bus: CommandBus, term: number, port: CommandPort, gate: () => ApiError | null): { stop(): Promise<void> } =>
+  bus.serve(term, async (payload) => {
     const refusal = gate()
     if (refusal !== null) return encodeReply(replyOfError(refusal))
     try {
@@ -24,6 +24,8 @@ export const serveCommands = (bus: CommandBus, port: CommandPort, gate: () => Ap
 
 export interface RemoteCommandsOptions {
   readonly bus: CommandBus
+  /** The newest term the replica has read in the log: whose leader is asked. */
+  readonly term: () => number
   /** Resolves once the replica has applied `seq`. */
   readonly applied: (seq: number) => Promise<void>
   /** How long a request may go unanswered: past it the outcome is unknown (503, check before retrying). */
@@ -35,7 +37,7 @@ export const remoteCommands = (o: RemoteCommandsOptions): CommandPort => ({
   submit: async (cmd) => {
     let payload: string
     try {
-      payload = await o.bus.request(encodeRequest(cmd), o.timeoutMs)
+      payload = await o.bus.request(encodeRequest(cmd), o.timeoutMs, o.term())
     } catch (err) {
       if (err instanceof NoLeader) throw notLeader(`no sequencer took the command (${err.message}); if it was a write, read before retrying: it may have been applied`)
       throw err

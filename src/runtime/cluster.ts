@@ -138,7 +138,7 @@ export const sequencerRole = (o: SequencerRoleOptions): Effect.Effect<RunningSer
     if (bus !== undefined) {
       // Released first at a stop: no gateway's command reaches a leader that is closing.
       yield* Effect.acquireRelease(
-        Effect.sync(() => serveCommands(bus, service.ctx.commands, () => (leads() ? null : notLeader("this sequencer lost its leadership")))),
+        Effect.sync(() => serveCommands(bus, leading.leadership.lease.term, service.ctx.commands, () => (leads() ? null : notLeader("this sequencer lost its leadership")))),
         (served) => Effect.promise(() => served.stop())
       )
     }

@@ -107,6 +107,7 @@ export const gatewayRole = (o: GatewayRoleOptions): Effect.Effect<RunningService
     const waitMs = o.replicaWaitMs ?? 5_000
     const commands = remoteCommands({
       bus: o.bus,
+      term: () => follower.term,
       timeoutMs: o.commandTimeoutMs ?? 5_000,
       applied: (seq) =>
         within(follower.waitForSeq(seq), waitMs, () => new ApiError("internal_error", `applied by the leader at seq ${seq}, but this gateway's replica is behind; read again shortly`))
