@@ -136,9 +136,9 @@ const clusterLine = (c: ClusterRunStats): string => {
   const lost = Object.entries(c.lost).map(([k, v]) => `${k} ${v}`).join(", ") || "none"
   return (
     `cluster: ${c.leaderships} terms led, leaderships lost: ${lost}; ` +
-    `faults: ${c.leaderCrashes} leader crashes, ${c.zombies} zombies, ${c.leaseExpiries} lease expiries, ${c.logOutages} log outages; ` +
+    `faults: ${c.leaderCrashes} leader crashes, ${c.zombies} zombies (${c.zombieRaces} resumed at the takeover), ${c.leaseExpiries} lease expiries, ${c.logOutages} log outages; ` +
     `${c.restarts} restarts, ${c.electionExits} election exits, longest without a leader ${(c.longestNoLeaderMs / 1000).toFixed(1)} s; ` +
-    `log: ${c.batches} batches, ${c.stream.fenced} appends fenced, ${c.stream.landedLate} committed late, ${c.stream.lostInOutage} lost in outages; ` +
+    `log: ${c.batches} batches, ${c.stream.fenced} appends fenced (${c.markersRefused} term markers), ${c.stream.landedLate} committed late, ${c.stream.lostInOutage} lost in outages; ` +
     `lease: ${c.lease.acquired} acquired, ${c.lease.refused} renewals refused, ${c.lease.lostRenewals} lost, ${c.lease.delayedRenewals} delayed`
   )
 }

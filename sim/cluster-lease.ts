@@ -30,6 +30,8 @@ export class SimLease {
   /** Holders whose renewals are disturbed, until when. */
   private readonly disturbed = new Map<string, number>()
   readonly stats: LeaseRunStats = { acquired: 0, renewed: 0, refused: 0, released: 0, lostRenewals: 0, delayedRenewals: 0 }
+  /** Told at the server as a holder acquires the lease (the zombie fault resumes a paused leader then). */
+  onAcquired: ((holder: string) => void) | null = null
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -53,7 +55,9 @@ export class SimLease {
     if (this.held !== null && this.held.expiresMs > now) return null
     this.held = { holder, term: ++this.lastTerm, expiresMs: now + this.ttlMs }
     this.stats.acquired++
-    return { term: this.held.term }
+    const term = this.held.term
+    this.onAcquired?.(holder)
+    return { term }
   }
 
   private renew(lease: Lease): boolean {

@@ -54,6 +54,10 @@ export interface ClusterRunStats {
   leaderships: number
   leaderCrashes: number
   zombies: number
+  /** Zombies resumed just after the takeover (`until_takeover`). */
+  zombieRaces: number
+  /** Term markers refused (a deposed leader's batch landed between a new leader's catch-up and its marker). */
+  markersRefused: number
   leaseExpiries: number
   logOutages: number
   /** Processes started again by the supervisor. */
@@ -81,12 +85,16 @@ export class ClusterHost {
   leader: Incarnation | null = null
   /** When the current leader stopped serving (killed, paused, told it lost), if it did; the start before the first. */
   private leaderStoppedMs: number | null
-  private zombieTrap: { inc: Incarnation; pauseMs: number } | null = null
+  private zombieTrap: { inc: Incarnation; pauseMs: number; untilTakeover: boolean } | null = null
+  /** A zombie to resume just after another process acquires the lease. */
+  private resumeAtTakeover: SimProcess | null = null
   private readonly leadingListeners: Array<() => void> = []
   /** The log's records as a replica applies them (a record whose seq is already there is skipped). */
   readonly logRecords: JournalRecord[] = []
   private readonly rng: Rng
-  private readonly counts = { leaderships: 0, leaderCrashes: 0, zombies: 0, leaseExpiries: 0, restarts: 0, electionExits: 0, longestNoLeaderMs: 0 }
+  /** Draws a racing zombie's resume delay. */
+  private readonly raceRng: Rng
+  private readonly counts = { leaderships: 0, leaderCrashes: 0, zombies: 0, zombieRaces: 0, markersRefused: 0, leaseExpiries: 0, restarts: 0, electionExits: 0, longestNoLeaderMs: 0 }
   private readonly lostBy: Record<string, number> = {}
 
   constructor(
@@ -95,9 +103,11 @@ export class ClusterHost {
     private readonly config: (onError: (err: unknown) => void) => ServiceConfig
   ) {
     this.rng = world.rng.fork("cluster")
+    this.raceRng = this.rng.fork("zombie-race")
     this.log = new SimLog(world.scheduler, this.rng.fork("log"), options.log, (_p, batch) => this.stored(batch))
     this.log.onSend = (proc) => this.maybePause(proc)
     this.lease = new SimLease(world.scheduler, options.leaseTtlMs, options.lease)
+    this.lease.onAcquired = (holder) => this.takenOver(holder)
     this.balancer = new LoadBalancer(world.scheduler, () => this.slots.map((s) => s.proc))
     this.leaderStoppedMs = world.scheduler.nowMs()
   }
@@ -167,6 +177,7 @@ export class ClusterHost {
 
   private line(inc: Incarnation, line: ProcessLine): void {
     if (line.msg === "leading") inc.term = Number(line.fields.term)
+    if (line.msg === "term marker refused: catching up") this.counts.markersRefused++
     const fields = Object.entries(line.fields)
       .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(v) : String(v)}`)
       .join(" ")
@@ -252,29 +263,46 @@ export class ClusterHost {
     return inc.proc.name
   }
 
-  /** The leader is paused (SIGSTOP) at its next append, for `pauseMs`, then resumed (SIGCONT). */
-  zombie(pauseMs: number): string | null {
+  /**
+   * The leader is paused (SIGSTOP) at its next append, for `pauseMs`, then resumed (SIGCONT); with
+   * `untilTakeover`, resumed 0–12 ms (seeded) after another process acquires the lease instead
+   * (`pauseMs` the cap), so its held append races the new leader's catch-up and term marker.
+   */
+  zombie(pauseMs: number, untilTakeover = false): string | null {
     const inc = this.leader
     if (inc === null) return null
-    this.zombieTrap = { inc, pauseMs }
+    this.zombieTrap = { inc, pauseMs, untilTakeover }
     // A leader with nothing to append for a while is paused all the same.
     this.world.scheduler.after(10_000, () => {
-      if (this.zombieTrap?.inc === inc) this.pause(inc.proc, pauseMs)
+      if (this.zombieTrap?.inc === inc) this.pause(inc.proc, pauseMs, untilTakeover)
     })
     return inc.proc.name
   }
 
   private maybePause(proc: SimProcess): void {
-    if (this.zombieTrap?.inc.proc === proc) this.pause(proc, this.zombieTrap.pauseMs)
+    if (this.zombieTrap?.inc.proc === proc) this.pause(proc, this.zombieTrap.pauseMs, this.zombieTrap.untilTakeover)
   }
 
-  private pause(proc: SimProcess, pauseMs: number): void {
+  private pause(proc: SimProcess, pauseMs: number, untilTakeover: boolean): void {
     this.zombieTrap = null
     if (!proc.alive) return
     this.counts.zombies++
     if (this.leader?.proc === proc) this.leaderStopped()
     proc.pause()
-    this.world.scheduler.after(pauseMs, () => proc.resume())
+    if (untilTakeover) this.resumeAtTakeover = proc
+    this.world.scheduler.after(pauseMs, () => {
+      if (this.resumeAtTakeover === proc) this.resumeAtTakeover = null
+      proc.resume()
+    })
+  }
+
+  /** At the lease server, as `holder` acquires it: a zombie waiting for the takeover resumes a few ms later. */
+  private takenOver(holder: string): void {
+    const proc = this.resumeAtTakeover
+    if (proc === null || proc.name === holder) return
+    this.resumeAtTakeover = null
+    this.counts.zombieRaces++
+    this.world.scheduler.after(this.raceRng.int(0, 12), () => proc.resume())
   }
 
   /** The leader's lease renewals are lost or delayed for `durationMs`. */

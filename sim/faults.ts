@@ -102,8 +102,8 @@ export const inject = async (env: FaultEnv, f: FaultSpec): Promise<void> => {
       return
     }
     case "zombie": {
-      const who = world.cluster!.zombie(f.pause * 1000)
-      note(env, f.kind, who === null ? "no leader to pause" : `${who} paused for ${f.pause} s at its next append`)
+      const who = world.cluster!.zombie(f.pause * 1000, f.until_takeover)
+      note(env, f.kind, who === null ? "no leader to pause" : `${who} paused at its next append ${f.until_takeover ? `until just after the takeover (at most ${f.pause} s)` : `for ${f.pause} s`}`)
       return
     }
     case "lease_expiry": {
@@ -150,7 +150,7 @@ export const scheduleFaults = (env: FaultEnv, scenario: Scenario): void => {
               : kind === "leader_crash"
                 ? { kind, at, down: 5 }
                 : kind === "zombie"
-                  ? { kind, at, pause: r.duration }
+                  ? { kind, at, pause: r.duration, until_takeover: false }
                   : kind === "log_unavailable"
                     ? { kind, at, duration: r.duration, land_pct: 50 }
                     : { kind, at, duration: r.duration }

@@ -108,8 +108,17 @@ const FaultSpec = Schema.Union(
   // The sequencer pair's faults (a `cluster` block): sim/cluster-world.ts.
   /** The leader is killed; a new process starts in its slot as a standby `down` later. */
   Schema.Struct({ kind: Schema.Literal("leader_crash"), at: Duration, down: Schema.optionalWith(Duration, { default: () => 5 }) }),
-  /** The leader is paused at its next append (that append unsent) for `pause`, then resumed: a zombie. */
-  Schema.Struct({ kind: Schema.Literal("zombie"), at: Duration, pause: Schema.optionalWith(Duration, { default: () => 10 }) }),
+  /**
+   * The leader is paused at its next append (that append unsent) for `pause`, then resumed: a zombie.
+   * `until_takeover`: resumed instead 0–12 ms after another process acquires the lease (`pause` the
+   * cap), so its held append races the new leader's catch-up and term marker.
+   */
+  Schema.Struct({
+    kind: Schema.Literal("zombie"),
+    at: Duration,
+    pause: Schema.optionalWith(Duration, { default: () => 10 }),
+    until_takeover: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  }),
   /** The leader's lease renewals are lost or delayed for `duration`: its lease lapses while it runs. */
   Schema.Struct({ kind: Schema.Literal("lease_expiry"), at: Duration, duration: Schema.optionalWith(Duration, { default: () => 10 }) }),
   /** The log is unavailable for `duration`: appends fail (time out); `land_pct` % of those reaching it commit when it is back. */
