@@ -3,7 +3,9 @@
 // each agent's own view (HTTP acknowledgements, WebSocket frames) against the service.
 // On the simulated disk, after each recovery: every acknowledged record is on disk
 // unchanged, every acknowledged order kept its id, and the recovered state equals a
-// full replay of the journal.
+// full replay of the journal. In a cluster world, at each takeover and at the end: the
+// leader's state equals a replay of the replicated log, and the log's own checks
+// (sim/cluster-audit.ts: nothing acknowledged lost or doubled, one leader per term).
 import { findViolations } from "../src/engine/invariants.ts"
 import type { ApplyResult, Exchange } from "../src/service/exchange.ts"
 import { exchangeHash } from "../src/service/exchange-snapshot.ts"
@@ -11,6 +13,8 @@ import type { JournalRecord } from "../src/service/commands.ts"
 import { portfolioState } from "../src/service/views.ts"
 import type { Agent } from "./agents/agent.ts"
 import { ChainIndex } from "./chain-index.ts"
+import { ClusterAudit } from "./cluster-audit.ts"
+import { journalHash } from "./journal-log.ts"
 import type { RunStats } from "./stats.ts"
 import { TimeAudit } from "./time-audit.ts"
 import type { World } from "./world.ts"
@@ -40,6 +44,8 @@ export class Auditor {
 
   /** Rate limits, read staleness and rewards sampling (sim/time-audit.ts). */
   private readonly time: TimeAudit
+  /** The replicated log's checks, in a cluster world. */
+  private readonly cluster: ClusterAudit | null
 
   constructor(
     private readonly world: World,
@@ -49,13 +55,22 @@ export class Auditor {
   ) {
     this.index = new ChainIndex(world.chain)
     this.time = new TimeAudit(world, stats, agents, opts.probeReads ?? false)
+    this.cluster = world.cluster === null ? null : new ClusterAudit(world.cluster, stats)
     world.onBoot((x) => x.onApply(this.observe(x)))
     world.onFailStopRecovered((before, after) => this.recovered(before, after))
+    world.cluster?.onLeading(() => {
+      const leader = world.cluster!.leader!
+      this.recoveredFromLog(`t=${world.scheduler.nowSec()} takeover by ${leader.proc.name} (term ${leader.term}):`)
+    })
   }
 
-  /** Counts what each applied record did: accepted orders, fills, money in other than deposits. */
-  private observe(x: Exchange): (record: JournalRecord, result: ApplyResult) => void {
+  /**
+   * Counts what each applied record did: accepted orders, fills, money in other than deposits.
+   * In a cluster only the leader's records count (`always`: a replay's): a deposed one may still apply some.
+   */
+  private observe(x: Exchange, always = false): (record: JournalRecord, result: ApplyResult) => void {
     return (record, result) => {
+      if (!always && this.cluster !== null && this.world.exchange !== x) return
       for (const ev of result.events) {
         if (ev.type === "order_accepted" && record.cmd.type === "place_order") {
           const o = record.cmd.order
@@ -78,6 +93,7 @@ export class Auditor {
 
   /** The full check; each problem becomes a run failure naming the virtual time. */
   check(): void {
+    this.cluster?.check(`t=${this.world.scheduler.nowSec()}`)
     if (this.world.down) return
     this.stats.invariantChecks++
     const x = this.world.exchange
@@ -188,5 +204,43 @@ export class Auditor {
     for (const a of this.agents) for (const [id, order] of a.newAcks.splice(0)) this.allAcks.set(id, { agent: a, order })
     for (const [id, { agent, order }] of this.allAcks) this.checkAck(at, agent, id, order)
     this.check()
+  }
+
+  /**
+   * After a takeover (and at the end) in a cluster: the leader's state hashes as a replay of the
+   * whole log; the counters are rebuilt from that replay (a deposed leader's unacknowledged
+   * records never happened); every order ever acknowledged to an agent is in it, as sent; then
+   * the log's checks and the full check. Returns the replay's records.
+   */
+  private recoveredFromLog(at: string): ReadonlyArray<JournalRecord> {
+    const cluster = this.world.cluster!
+    this.accepted.clear()
+    this.otherCreditsMicro = 0
+    this.fills = 0
+    this.volumeMicro = 0
+    this.rewardsPaidMicro = 0
+    const replay = cluster.replay((x) => x.onApply(this.observe(x, true)))
+    const leader = exchangeHash(this.world.exchange)
+    const full = exchangeHash(replay.exchange)
+    if (leader !== full) this.stats.fail(`${at} the leader's state hash ${leader.slice(0, 12)} differs from a replay of the log's ${full.slice(0, 12)}`)
+    for (const a of this.agents) for (const [id, order] of a.newAcks.splice(0)) this.allAcks.set(id, { agent: a, order })
+    for (const [id, { agent, order }] of this.allAcks) this.checkAck(at, agent, id, order)
+    this.check()
+    return replay.records
+  }
+
+  /** The end of a cluster run: a leader, whose state and journal are the log's; the log's checks over everything. */
+  checkClusterEnd(): void {
+    const cluster = this.world.cluster!
+    if (cluster.leader === null || this.world.down) {
+      this.stats.fail("end: no sequencer leads")
+      this.cluster!.end("end:")
+      return
+    }
+    const records = this.recoveredFromLog("end:")
+    const ours = journalHash(this.world.records)
+    const logs = journalHash(records)
+    if (ours !== logs) this.stats.fail(`end: the leader's journal (${this.world.records.length} records, ${ours.slice(0, 12)}) differs from the log's (${records.length} records, ${logs.slice(0, 12)})`)
+    this.cluster!.end("end:")
   }
 }

@@ -9,7 +9,9 @@ import { progressBar } from "./progress.ts"
 import { SIGNING_MODES, type SigningMode } from "./signatures.ts"
 import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
 import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
+import { LOG_PLANTS } from "./testing/no-expected-position.ts"
 import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
+import { type ClusterRunStats, sumClusterStats } from "./cluster-world.ts"
 
 const USAGE =
   "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B] [--duration 30m] [--json] [--log <path> | --no-log]\n" +
@@ -28,7 +30,7 @@ interface Args {
   tapeFormat: "csv" | "parquet"
   without: string[]
   signing?: SigningMode
-  /** Test-only: a planted storage bug by name (sim/testing/ignore-bytes-written.ts), to reproduce a test's failing run. */
+  /** Test-only: a planted bug by name (sim/testing/ignore-bytes-written.ts, sim/testing/no-expected-position.ts), to reproduce a test's failing run. */
   plant?: string
 }
 
@@ -75,7 +77,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     }
     else if (a === "--plant") {
       const v = value()
-      if (!Object.hasOwn(STORAGE_PLANTS, v)) throw new Error(`--plant ${v}: known planted bugs: ${Object.keys(STORAGE_PLANTS).join(", ")}`)
+      if (!Object.hasOwn(STORAGE_PLANTS, v) && !Object.hasOwn(LOG_PLANTS, v)) throw new Error(`--plant ${v}: known planted bugs: ${[...Object.keys(STORAGE_PLANTS), ...Object.keys(LOG_PLANTS)].join(", ")}`)
       out.plant = v
     }
     else if (a === "--log") out.log = value()
@@ -85,14 +87,24 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
   }
   if (files.length !== 1) throw new Error("give exactly one scenario file")
   if (out.seed !== undefined && out.seeds !== undefined) throw new Error("--seed and --seeds exclude each other")
-  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0 || out.signing !== undefined)) throw new Error("--tape, --without and --signatures take one --seed, not --seeds")
+  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0 || out.signing !== undefined || out.plant !== undefined)) throw new Error("--tape, --without, --signatures and --plant take one --seed, not --seeds")
   out.file = files[0]!
   return out
 }
 
 const fmt = (n: number): string => n.toLocaleString("en-US")
 
-const printSummary = (s: SweepSummary, logPath: string | null): void => {
+/** The command that reruns a single run exactly: its scenario, its seed and every flag that shapes the run. */
+const reproduceCommand = (args: Args, seed: number): string =>
+  [
+    `npm run sim -- ${args.file} --seed ${seed}`,
+    ...(args.durationSec === undefined ? [] : [`--duration ${args.durationSec}s`]),
+    ...(args.signing === undefined ? [] : [`--signatures ${args.signing}`]),
+    ...args.without.map((a) => `--without ${a}`),
+    ...(args.plant === undefined ? [] : [`--plant ${args.plant}`])
+  ].join(" ")
+
+const printSummary = (s: SweepSummary, logPath: string | null, reproduce: string | null): void => {
   const w = (line: string): boolean => process.stdout.write(`${line}\n`)
   w(`scenario ${s.scenario}, seed ${s.seed}: ${s.ok ? "OK" : "FAILED"}`)
   w(`  virtual ${fmt(s.virtualSec)} s in ${s.wallMs === null ? "?" : fmt(Math.round(s.wallMs))} ms wall (${s.wallMs ? fmt(Math.round((s.virtualSec * 1000) / s.wallMs)) : "?"}× real time)`)
@@ -104,9 +116,11 @@ const printSummary = (s: SweepSummary, logPath: string | null): void => {
   w(`  faults injected ${s.faultsInjected}${s.faults.length > 0 ? `: ${s.faults.map((f) => `${f.kind}@${f.atSec}`).slice(0, 8).join(", ")}${s.faults.length > 8 ? ", ..." : ""}` : ""}`)
   if (s.lpBotsStarted > 0 || s.rewardsPaidMicro > 0) w(`  lp bots started ${s.lpBotsStarted} (status checks ${fmt(s.lpBotChecks)}), rewards paid ${fmt(s.rewardsPaidMicro / 1e6)} USDC`)
   if (s.storage != null) w(`  ${storageLine(s.storage)}`)
+  if (s.cluster != null) w(`  ${clusterLine(s.cluster)}`)
   const codes = Object.entries(s.errorCodes)
   if (codes.length > 0) w(`  error codes ${codes.map(([k, v]) => `${k}:${fmt(v)}`).join(" ")}`)
   for (const f of s.failures) w(`  FAILURE ${f}`)
+  if (reproduce !== null) w(`  reproduce: ${reproduce}`)
   if (logPath !== null) w(`  log ${logPath} (npm run replay -- ${logPath})`)
   w(`journalHash ${s.journalHash}`)
   w(`stateHash ${s.stateHash}`)
@@ -116,6 +130,18 @@ const printSummary = (s: SweepSummary, logPath: string | null): void => {
 const storageLine = (t: StorageRunStats): string =>
   `storage: ${t.failStops} fail-stops, ${t.recoveries} recoveries audited (${t.snapshotsSkipped} snapshots skipped, ${t.fullReplays} full replays, ${t.tornTailsCut} torn tails cut); ` +
   `disk faults: ${t.shortWrites} short writes, ${t.enospc} ENOSPC, ${t.syncEio} EIO on fdatasync, ${t.tornTails} tails torn at a crash, ${t.snapshotFlips} snapshots flipped`
+
+/** What the sequencer pair went through (cluster scenarios). */
+const clusterLine = (c: ClusterRunStats): string => {
+  const lost = Object.entries(c.lost).map(([k, v]) => `${k} ${v}`).join(", ") || "none"
+  return (
+    `cluster: ${c.leaderships} terms led, leaderships lost: ${lost}; ` +
+    `faults: ${c.leaderCrashes} leader crashes, ${c.zombies} zombies (${c.zombieRaces} resumed at the takeover), ${c.leaseExpiries} lease expiries, ${c.logOutages} log outages; ` +
+    `${c.restarts} restarts, ${c.electionExits} election exits, longest without a leader ${(c.longestNoLeaderMs / 1000).toFixed(1)} s; ` +
+    `log: ${c.batches} batches, ${c.stream.fenced} appends fenced (${c.markersRefused} term markers), ${c.stream.landedLate} committed late, ${c.stream.lostInOutage} lost in outages; ` +
+    `lease: ${c.lease.acquired} acquired, ${c.lease.refused} renewals refused, ${c.lease.lostRenewals} lost, ${c.lease.delayedRenewals} delayed`
+  )
+}
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   let args: Args
@@ -134,6 +160,11 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       return 2
     }
     throw err
+  }
+  // A planted bug in a part the scenario does not run would change nothing and pass silently.
+  if (args.plant !== undefined && (Object.hasOwn(LOG_PLANTS, args.plant) ? scenario.cluster === undefined : scenario.storage === undefined)) {
+    process.stderr.write(`sim: --plant ${args.plant}: ${scenario.name} has no ${Object.hasOwn(LOG_PLANTS, args.plant) ? "cluster" : "storage"} block to plant it in\n`)
+    return 2
   }
   const tty = process.stderr.isTTY === true && !args.json
   if (args.seeds !== undefined) {
@@ -170,6 +201,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const total = sumStorageStats(disks.map((d) => d.storage!))
         process.stdout.write(`  over ${disks.length} seeds: ${disks.reduce((n, d) => n + d.crashes, 0)} crashes; ${storageLine(total)}\n`)
       }
+      // Cluster scenarios: the failovers and what the log and the lease did, summed (the longest outage: the worst seed's).
+      const pairs = results.flatMap((r) => (r.summary?.cluster == null ? [] : [r.summary.cluster]))
+      if (pairs.length > 0) process.stdout.write(`  over ${pairs.length} seeds: ${clusterLine(sumClusterStats(pairs))}\n`)
       for (const row of rows) process.stdout.write(`  seed ${row.seed} FAILED: ${row.reason.split("\n")[0]}\n    reproduce: ${row.reproduce}\n`)
       process.stdout.write(`table ${tablePath}\n`)
     }
@@ -182,7 +216,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       ...(args.seed === undefined ? {} : { seed: args.seed }),
       without: args.without,
       ...(args.signing === undefined ? {} : { signing: args.signing }),
-      ...(args.plant === undefined ? {} : { tamperStorage: STORAGE_PLANTS[args.plant]! }),
+      ...(args.plant === undefined ? {} : Object.hasOwn(LOG_PLANTS, args.plant) ? { tamperLog: LOG_PLANTS[args.plant]! } : { tamperStorage: STORAGE_PLANTS[args.plant]! }),
       ...(args.durationSec === undefined ? {} : { durationSec: args.durationSec }),
       onProgress: (f, v) => bar?.update(f, `${fmt(Math.round(v))} s virtual`),
       wallMs: () => performance.now() // live-only: wall time for the summary; the run never reads it
@@ -200,8 +234,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const logPath = args.log === null ? null : (args.log ?? `out/sim/${basename(args.file, ".json")}-seed${summary.seed}.log`)
   if (logPath !== null) writeSummaryLog(logPath, summary)
   const { records: _records, ...rest } = summary
-  if (args.json) process.stdout.write(`${JSON.stringify({ ...rest, log: logPath })}\n`)
-  else printSummary(rest, logPath)
+  // A failed run names the command that reruns it (a planted bug's included).
+  const reproduce = summary.ok ? null : reproduceCommand(args, summary.seed)
+  if (args.json) process.stdout.write(`${JSON.stringify({ ...rest, log: logPath, ...(reproduce === null ? {} : { reproduce }) })}\n`)
+  else printSummary(rest, logPath, reproduce)
   return summary.ok ? 0 : 1
 }
 

@@ -96,6 +96,25 @@ export const inject = async (env: FaultEnv, f: FaultSpec): Promise<void> => {
       later(f.duration, () => void (world.network.params = before))
       return
     }
+    case "leader_crash": {
+      const who = world.cluster!.crashLeader(f.down * 1000)
+      note(env, f.kind, who === null ? "no leader to kill" : `${who} killed; a standby in its slot ${f.down} s later`)
+      return
+    }
+    case "zombie": {
+      const who = world.cluster!.zombie(f.pause * 1000, f.until_takeover)
+      note(env, f.kind, who === null ? "no leader to pause" : `${who} paused at its next append ${f.until_takeover ? `until just after the takeover (at most ${f.pause} s)` : `for ${f.pause} s`}`)
+      return
+    }
+    case "lease_expiry": {
+      const who = world.cluster!.disturbLease(f.duration * 1000)
+      note(env, f.kind, who === null ? "no leader" : `${who}'s lease renewals lost or delayed for ${f.duration} s`)
+      return
+    }
+    case "log_unavailable":
+      world.cluster!.logOutage(f.duration * 1000, f.land_pct)
+      note(env, f.kind, `for ${f.duration} s (${f.land_pct}% of the appends meanwhile commit late)`)
+      return
   }
 }
 
@@ -128,7 +147,13 @@ export const scheduleFaults = (env: FaultEnv, scenario: Scenario): void => {
             ? { kind, at, fraction_pct: 50 }
             : kind === "crash"
               ? { kind, at, down: 5 }
-              : { kind, at, duration: r.duration }
+              : kind === "leader_crash"
+                ? { kind, at, down: 5 }
+                : kind === "zombie"
+                  ? { kind, at, pause: r.duration, until_takeover: false }
+                  : kind === "log_unavailable"
+                    ? { kind, at, duration: r.duration, land_pct: 50 }
+                    : { kind, at, duration: r.duration }
     env.world.scheduler.at(t, () => run(f))
   }
 }

@@ -29,11 +29,12 @@ export const adminSetupCall = async (world: World, path: string, body: unknown):
 }
 
 /**
- * On the simulated disk a request is answered only once its journal batch is durable, which
- * takes scheduler events: outside the run, move virtual time on (1 ms at a time) until it is.
+ * On the simulated disk (or the cluster's replicated log) a request is answered only once its
+ * journal batch is durable, which takes scheduler events: outside the run, move virtual time on
+ * (1 ms at a time) until it is.
  */
 const settled = async <A>(world: World, pending: Promise<A>): Promise<A> => {
-  if (world.host === null) return pending
+  if (world.host === null && world.cluster === null) return pending
   let done = false
   const out = pending.finally(() => void (done = true))
   while (!done) await world.scheduler.run(world.scheduler.nowMs() + 1)

@@ -19,6 +19,9 @@ import type { SigningMode } from "./signatures.ts"
 import { World } from "./world.ts"
 import type { StorageOptions, StorageRunStats } from "./storage-world.ts"
 import type { Storage } from "../src/store/storage.ts"
+import type { ReplicatedLog } from "../src/cluster/ports.ts"
+import type { SimLogClient } from "./cluster-log.ts"
+import type { ClusterOptions, ClusterRunStats } from "./cluster-world.ts"
 
 /** Virtual time after the end for in-flight requests, confirmations and payouts to settle. */
 export const DRAIN_SEC = 120
@@ -34,6 +37,8 @@ export interface RunOptions {
   readonly tamper?: (exchange: Exchange) => void
   /** Test-only: wraps the simulated disk each process sees (storage scenarios), e.g. sim/testing/ignore-bytes-written.ts. */
   readonly tamperStorage?: (storage: Storage) => Storage
+  /** Test-only: wraps the replicated log each sequencer sees (cluster scenarios), e.g. sim/testing/no-expected-position.ts. */
+  readonly tamperLog?: (log: SimLogClient) => ReplicatedLog
   /** Called now and then with the fraction of virtual time done (0..1). */
   readonly onProgress?: (fraction: number, virtualSec: number) => void
   /** Evaluate the scenario's `expect` block (default true; sized for full-length runs). */
@@ -92,6 +97,8 @@ export interface Summary {
   readonly records: ReadonlyArray<unknown>
   /** Storage scenarios: what the simulated disk did and what recovery printed; null otherwise. */
   readonly storage: (StorageRunStats & { readonly log: ReadonlyArray<string> }) | null
+  /** Cluster scenarios: failovers, faults, what the log and the lease did, the sequencers' lines; null otherwise. */
+  readonly cluster: (ClusterRunStats & { readonly log: ReadonlyArray<string> }) | null
   readonly startSec: number
 }
 
@@ -175,7 +182,8 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     pollSec: scenario.chain.poll,
     ...(opts.signing === undefined ? {} : { signing: opts.signing }),
     ...(opts.tamper === undefined ? {} : { tamper: opts.tamper }),
-    ...(scenario.storage === undefined ? {} : { storage: storageOptions(scenario.storage, opts.tamperStorage) })
+    ...(scenario.storage === undefined ? {} : { storage: storageOptions(scenario.storage, opts.tamperStorage) }),
+    ...(scenario.cluster === undefined ? {} : { cluster: clusterOptions(scenario.cluster, opts.tamperLog) })
   })
   await world.ready
   const stats = new RunStats()
@@ -212,6 +220,7 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
   await world.scheduler.run(world.scheduler.nowMs() + QUIET_SEC * 1000)
   auditor.check()
   auditor.checkViews()
+  if (world.cluster !== null) auditor.checkClusterEnd()
   for (const err of world.errors) stats.fail(`service error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
   opts.onProgress?.(1, durationSec + DRAIN_SEC)
 
@@ -271,6 +280,7 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
     stateHash: exchangeHash(x),
     records: world.records,
     storage: world.host === null ? null : { ...world.host.runStats(), log: world.serviceLog },
+    cluster: world.cluster === null ? null : { ...world.cluster.runStats(), log: world.serviceLog },
     startSec
   }
 }
@@ -286,6 +296,15 @@ const storageOptions = (s: NonNullable<Scenario["storage"]>, tamper: RunOptions[
   snapshotEverySec: s.snapshot_every,
   restartAfterSec: s.restart_after,
   ...(tamper === undefined ? {} : { tamper })
+})
+
+const clusterOptions = (c: NonNullable<Scenario["cluster"]>, tamper: RunOptions["tamperLog"]): ClusterOptions => ({
+  leaseTtlMs: c.lease_ttl * 1000,
+  restartAfterMs: c.restart_after * 1000,
+  log: { latencyMs: c.log_latency_ms, timeoutMs: c.request_timeout * 1000 },
+  lease: { latencyMs: c.lease_latency_ms, timeoutMs: c.request_timeout * 1000 },
+  probeEveryMs: c.probe_every * 1000,
+  ...(tamper === undefined ? {} : { tamperLog: tamper })
 })
 
 /** The `expect` bounds that count steady activity, scaled to the run's length by --duration; the rest are per run. */
@@ -325,8 +344,8 @@ const checkExpectations = (
   atLeast("lp_bots_started", got.lpBotsStarted, e.min_lp_bots_started)
   atLeast("rewards_paid_micro", got.rewardsPaidMicro, e.min_rewards_paid_micro)
   for (const [status, min] of Object.entries(e.min_status ?? {})) atLeast(`responses with status ${status}`, byStatus[status] ?? 0, min)
-  // engine_unreachable's 502 is a designed answer during that fault, not a server error.
-  const fiveXx = Object.entries(byStatus).reduce((n, [s, c]) => n + (Number(s) >= 500 ? c : 0), 0) - (errorCodes.engine_unreachable ?? 0)
+  // engine_unreachable's 502 and not_leader's 503 (a failover: retry) are designed answers during those faults, not server errors.
+  const fiveXx = Object.entries(byStatus).reduce((n, [s, c]) => n + (Number(s) >= 500 ? c : 0), 0) - (errorCodes.engine_unreachable ?? 0) - (errorCodes.not_leader ?? 0)
   if (fiveXx > e.max_5xx) stats.fail(`expect: ${fiveXx} 5xx responses (max ${e.max_5xx})`)
   for (const code of e.error_codes ?? []) if ((errorCodes[code] ?? 0) === 0) stats.fail(`expect: error code ${code} never seen`)
 }

@@ -104,14 +104,35 @@ const FaultSpec = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("reorg"), at: Duration, depth: Int(1, 64) }),
   Schema.Struct({ kind: Schema.Literal("ws_disconnect"), at: Duration, fraction_pct: Schema.optionalWith(Pct, { default: () => 100 }) }),
   Schema.Struct({ kind: Schema.Literal("crash"), at: Duration, down: Schema.optionalWith(Duration, { default: () => 5 }) }),
-  Schema.Struct({ kind: Schema.Literal("network"), ...Window, latency_ms: Schema.optional(Schema.Tuple(Int(0, 60_000), Int(0, 60_000))), drop_pct: Schema.optional(Pct) })
+  Schema.Struct({ kind: Schema.Literal("network"), ...Window, latency_ms: Schema.optional(Schema.Tuple(Int(0, 60_000), Int(0, 60_000))), drop_pct: Schema.optional(Pct) }),
+  // The sequencer pair's faults (a `cluster` block): sim/cluster-world.ts.
+  /** The leader is killed; a new process starts in its slot as a standby `down` later. */
+  Schema.Struct({ kind: Schema.Literal("leader_crash"), at: Duration, down: Schema.optionalWith(Duration, { default: () => 5 }) }),
+  /**
+   * The leader is paused at its next append (that append unsent) for `pause`, then resumed: a zombie.
+   * `until_takeover`: resumed instead 0–12 ms after another process acquires the lease (`pause` the
+   * cap), so its held append races the new leader's catch-up and term marker.
+   */
+  Schema.Struct({
+    kind: Schema.Literal("zombie"),
+    at: Duration,
+    pause: Schema.optionalWith(Duration, { default: () => 10 }),
+    until_takeover: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  }),
+  /** The leader's lease renewals are lost or delayed for `duration`: its lease lapses while it runs. */
+  Schema.Struct({ kind: Schema.Literal("lease_expiry"), at: Duration, duration: Schema.optionalWith(Duration, { default: () => 10 }) }),
+  /** The log is unavailable for `duration`: appends fail (time out); `land_pct` % of those reaching it commit when it is back. */
+  Schema.Struct({ kind: Schema.Literal("log_unavailable"), at: Duration, duration: Schema.optionalWith(Duration, { default: () => 5 }), land_pct: Schema.optionalWith(Pct, { default: () => 50 }) })
 )
+
+/** Fault kinds that need a `cluster` block. */
+export const CLUSTER_FAULTS: ReadonlySet<string> = new Set(["leader_crash", "zombie", "lease_expiry", "log_unavailable"])
 export type FaultSpec = typeof FaultSpec.Type
 
 /** Random faults: a kind drawn at exponential intervals with the given mean. */
 const RandomFaults = Schema.Struct({
   every: Duration,
-  kinds: Schema.Array(Schema.Literal("trading_pause", "engine_unreachable", "rpc_errors", "reorg", "ws_disconnect", "crash")),
+  kinds: Schema.Array(Schema.Literal("trading_pause", "engine_unreachable", "rpc_errors", "reorg", "ws_disconnect", "crash", "leader_crash", "zombie", "lease_expiry", "log_unavailable")),
   duration: Schema.optionalWith(Duration, { default: () => 60 })
 })
 
@@ -165,6 +186,22 @@ export const Scenario = Schema.Struct({
     })
   ),
   random_faults: Schema.optional(RandomFaults),
+  /**
+   * The sequencer pair (docs/simulation.md "Failover"): two processes running the sequencer role on
+   * a simulated replicated log (JetStream R3, synced: nothing acknowledged is lost) and lease, behind
+   * a load balancer. Latencies are one way, in ms; a request unanswered in `request_timeout` fails.
+   */
+  cluster: Schema.optional(
+    Schema.Struct({
+      lease_ttl: Schema.optionalWith(Duration, { default: () => 3 }),
+      restart_after: Schema.optionalWith(Duration, { default: () => 2 }),
+      log_latency_ms: Schema.optionalWith(Schema.Tuple(Int(0, 60_000), Int(0, 60_000)), { default: () => [1, 4] as const }),
+      lease_latency_ms: Schema.optionalWith(Schema.Tuple(Int(0, 60_000), Int(0, 60_000)), { default: () => [1, 4] as const }),
+      request_timeout: Schema.optionalWith(Duration, { default: () => 2 }),
+      /** The load balancer's readiness probe period. */
+      probe_every: Schema.optionalWith(Duration, { default: () => 1 })
+    })
+  ),
   /**
    * Wall-clock steps (docs/time.md): the service's wall clock jumps by `by` seconds (negative:
    * back) while its monotonic clock runs on; `random` draws steps from the seed, each undone
@@ -226,6 +263,12 @@ export const decodeScenario = (value: unknown, source = "scenario"): Scenario =>
       }
       if (f.at > s.duration) throw new ScenarioError(`${source}: faults[${i}].at: ${f.at} s is after the end of the run (${s.duration} s)`)
     }
+    const kinds = [...s.faults.map((f, i) => ({ kind: f.kind, where: `faults[${i}].kind` })), ...(s.random_faults?.kinds ?? []).map((kind, i) => ({ kind, where: `random_faults.kinds[${i}]` }))]
+    for (const { kind, where } of kinds) {
+      if (s.cluster === undefined && CLUSTER_FAULTS.has(kind)) throw new ScenarioError(`${source}: ${where}: ${kind} needs a cluster block (the sequencer pair)`)
+      if (s.cluster !== undefined && kind === "crash") throw new ScenarioError(`${source}: ${where}: crash is the single process's; with a cluster block use leader_crash`)
+    }
+    if (s.cluster !== undefined && s.storage !== undefined) throw new ScenarioError(`${source}: cluster and storage exclude each other (a sequencer's journal is the replicated log)`)
     return s
   }
   const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left)

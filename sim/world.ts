@@ -5,7 +5,9 @@
 // from the journal, exactly as a restart would. With `storage` (a scenario's storage
 // faults) the journal is the real one on a simulated disk (sim/storage-world.ts): each
 // boot recovers through the real recovery path, and a storage error fail-stops the
-// process, which the supervisor restarts.
+// process, which the supervisor restarts. With `cluster` (a scenario's sequencer pair) two
+// processes run the real sequencer role on a simulated replicated log and lease, behind a load
+// balancer (sim/cluster-world.ts); the world's exchange and service are the current leader's.
 import { type Clock, Effect, Layer, Scope } from "effect"
 import type { AppConfig } from "../src/api/context.ts"
 import { SimChain } from "../src/chain/sim.ts"
@@ -29,6 +31,8 @@ import { Rng } from "./random.ts"
 import { type Scheduled, Scheduler } from "./scheduler.ts"
 import { SimWs, type SimWsHandlers } from "./sockets.ts"
 import { DiskHost, SIM_DATA_DIR, type StorageOptions } from "./storage-world.ts"
+import { ClusterHost, type ClusterOptions } from "./cluster-world.ts"
+import type { App } from "../src/api/app.ts"
 
 export const ADMIN_TOKEN = "sim-admin-token"
 export const API = "http://api"
@@ -50,6 +54,8 @@ export interface WorldOptions {
   readonly storage?: StorageOptions
   /** How the agents sign their orders (sim/signatures.ts): world tokens (default) or Ed25519; the same journal either way. */
   readonly signing?: SigningMode
+  /** The sequencer pair on a simulated replicated log and lease, with failover faults (else one process). */
+  readonly cluster?: ClusterOptions
 }
 
 /** A process's journal view: once the process has crashed it can write nothing more. */
@@ -95,6 +101,8 @@ export class World {
   readonly confirmations: number
   /** The simulated disk and the process's durable state, when the scenario asks for storage faults. */
   readonly host: DiskHost | null
+  /** The sequencer pair, when the scenario has a `cluster` block. */
+  readonly cluster: ClusterHost | null
   /** Resolves once the first process is up (at once without `storage`; its recovery is async). */
   readonly ready: Promise<void>
   /** Told of each recovery after a storage fail-stop (fault-injected crashes pass their own callback). */
@@ -124,7 +132,11 @@ export class World {
     // Blocks first: at an instant where a block and a chain pass meet, the pass sees the block (as the timers were armed before).
     const blockMs = (options.blockTimeSec ?? 2) * 1000
     this.background.push(this.scheduler.every(blockMs, () => void this.chain.mine(1), undefined, true))
-    if (this.host === null) {
+    this.cluster = options.cluster === undefined ? null : new ClusterHost(this, options.cluster, (onError) => this.serviceConfig(onError))
+    if (this.cluster !== null) {
+      this.down = true
+      this.ready = this.cluster.start()
+    } else if (this.host === null) {
       this.boot()
       this.ready = Promise.resolve()
     } else this.ready = this.bootFromDisk()
@@ -145,6 +157,42 @@ export class World {
   quiesce(): void {
     this.quiet = true
     for (const b of this.background.splice(0)) b.cancel()
+  }
+
+  /** Whether the world went quiet (`quiesce`). */
+  get quieted(): boolean {
+    return this.quiet
+  }
+
+  /**
+   * The cluster's leader changed (sim/cluster-world.ts): the world's exchange and service are the
+   * new leader's (its exchange holds the log; what it applies from now on extends the world's
+   * journal view), or none leads for now. Either way the feed's clients were the old leader's and
+   * are dropped: they reconnect to whoever leads.
+   */
+  leaderChanged(leading: { service: RunningService; app: App } | null): void {
+    for (const ws of [...this.sockets]) ws.drop(1006, "the sequencer stopped leading")
+    if (leading === null) {
+      this.down = true
+      return
+    }
+    const { service } = leading
+    const x = service.exchange
+    this.down = false
+    this.boots++
+    this.records.length = 0
+    for (const r of this.cluster!.logRecords) this.records.push(r)
+    // Only while it leads: a deposed leader may still apply records the log never takes.
+    x.onApply((record) => {
+      if (this.exchange === x) this.records.push(record)
+    })
+    this.exchange = x
+    this.core = { ...service, app: leading.app }
+    const chainServices = service.chainServices!
+    this.guard = chainServices.guard
+    this.watcher = chainServices.watcher
+    this.payouts = chainServices.payouts
+    for (const l of this.bootListeners) l(x)
   }
 
   /** Called with each booted exchange (the first one and every one after a crash). */
@@ -227,7 +275,28 @@ export class World {
       signatures: this.signatures,
       ...(host === null ? {} : { onSnapshot: () => void host.stats.snapshotsWritten++ })
     })
-    const config: ServiceConfig = {
+    const config = this.serviceConfig(onError)
+    // Its fibers live on the process's runtime, which dies with it: a crash abandons the Scope.
+    const runtime = processRuntime(this.scheduler, () => alive() && !this.quiet)
+    const service = Effect.runSync(
+      Effect.gen(function* () {
+        const scope = yield* Scope.make()
+        const context = yield* Layer.build(layers).pipe(Scope.extend(scope))
+        return yield* makeService(config).pipe(Scope.extend(scope), Effect.provide(context))
+      }).pipe(Effect.withClock(runtime.clock), Effect.withScheduler(runtime.scheduler))
+    )
+    const chainServices = service.chainServices!
+    this.exchange = x
+    this.core = service
+    this.guard = chainServices.guard
+    this.watcher = chainServices.watcher
+    this.payouts = chainServices.payouts
+    for (const l of this.bootListeners) l(x)
+  }
+
+  /** What every process of this world is told (the single process, or each sequencer of a cluster). */
+  private serviceConfig(onError: (err: unknown) => void): ServiceConfig {
+    return {
       host: "api",
       port: 80,
       secret: this.secret,
@@ -254,22 +323,6 @@ export class World {
         onPassError: () => {}
       }
     }
-    // Its fibers live on the process's runtime, which dies with it: a crash abandons the Scope.
-    const runtime = processRuntime(this.scheduler, () => alive() && !this.quiet)
-    const service = Effect.runSync(
-      Effect.gen(function* () {
-        const scope = yield* Scope.make()
-        const context = yield* Layer.build(layers).pipe(Scope.extend(scope))
-        return yield* makeService(config).pipe(Scope.extend(scope), Effect.provide(context))
-      }).pipe(Effect.withClock(runtime.clock), Effect.withScheduler(runtime.scheduler))
-    )
-    const chainServices = service.chainServices!
-    this.exchange = x
-    this.core = service
-    this.guard = chainServices.guard
-    this.watcher = chainServices.watcher
-    this.payouts = chainServices.payouts
-    for (const l of this.bootListeners) l(x)
   }
 
   /** Opens a simulated WebSocket to the feed hub; `cookieUser` as proven by a session cookie; `name` keys its latency draws. */

@@ -36,6 +36,13 @@ export interface SequencerRoleOptions {
   readonly onLost: (err: LeadershipLost) => void
   /** Where the gateways' commands arrive (src/cluster/command-bus.ts); served while this sequencer leads. */
   readonly bus?: CommandBus
+  /**
+   * The election's and the lease keeper's waits: the Clock's sleep when absent. The simulator gives
+   * its own, so stopping the service's workers at the end of a run (their sleeps) leaves the lease renewed.
+   */
+  readonly sleep?: (ms: number) => Promise<void>
+  /** Runs the leader's journal writer after the current turn (setImmediate when absent; the scheduler in the simulator). */
+  readonly defer?: (run: () => void) => void
 }
 
 /** Routes a sequencer always answers itself, leader or not (health, readiness, metrics). */
@@ -105,7 +112,7 @@ export const sequencerRole = (o: SequencerRoleOptions): Effect.Effect<RunningSer
     const logger = yield* LoggerService
     const runtime = yield* Effect.runtime<never>()
     // The Clock's sleep: real time live, the scheduler's in the simulator.
-    const sleep = (ms: number): Promise<void> => Runtime.runPromise(runtime)(Effect.sleep(Duration.millis(ms)))
+    const sleep = o.sleep ?? ((ms: number): Promise<void> => Runtime.runPromise(runtime)(Effect.sleep(Duration.millis(ms))))
     let lost: LeadershipLost | null = null
     const sb = standby({
       log: o.log,
@@ -114,6 +121,7 @@ export const sequencerRole = (o: SequencerRoleOptions): Effect.Effect<RunningSer
       nowMs,
       monoMs,
       sleep,
+      ...(o.defer === undefined ? {} : { defer: o.defer }),
       note: (msg, fields) => logger.info(msg, fields),
       onLost: (err) => {
         if (lost !== null) return

@@ -93,6 +93,18 @@ describe("no real timer fires in a simulated day", () => {
     expect(describeFired(fired)).toEqual([])
   }, 120_000)
 
+  it("failover (the sequencer pair: the leader's journal on the simulated log, lease renewals, elections, takeovers)", async () => {
+    const scenario = loadScenario(join(SCENARIO_DIR, "failover.json"))
+    let takeovers = 0
+    const { fired, drains } = await realTimersDuring(async () => {
+      const summary = await runScenario(scenario, { durationSec: 600, expectations: false })
+      takeovers = summary.cluster!.leaderships - 1
+    })
+    expect(takeovers).toBeGreaterThanOrEqual(1)
+    expect(drains).toBeGreaterThan(100)
+    expect(describeFired(fired)).toEqual([])
+  }, 120_000)
+
   it("control: a real timer set from service code during the day is caught", async () => {
     const scenario = loadScenario(join(SCENARIO_DIR, "liquidity-midnight.json"))
     const { fired } = await realTimersDuring(async () => {

@@ -64,4 +64,15 @@ describe("scenario files", () => {
     expect(() => loadScenario(bad)).toThrow(/bad\.json is not valid JSON/)
     expect(() => loadScenario(join(dir, "missing.json"))).toThrow(/cannot read .*missing\.json/)
   })
+
+  it("a cluster block: defaults; its fault kinds need it; the single process's crash and storage faults exclude it", () => {
+    const c = decodeScenario({ ...minimal, cluster: {}, faults: [{ kind: "zombie", at: "5m" }, { kind: "log_unavailable", at: "6m" }] })
+    expect(c.cluster).toEqual({ lease_ttl: 3, restart_after: 2, log_latency_ms: [1, 4], lease_latency_ms: [1, 4], request_timeout: 2, probe_every: 1 })
+    expect(c.faults).toEqual([{ kind: "zombie", at: 300, pause: 10, until_takeover: false }, { kind: "log_unavailable", at: 360, duration: 5, land_pct: 50 }])
+    expect(errorOf({ ...minimal, faults: [{ kind: "leader_crash", at: "5m" }] })).toBe("t.json: faults[0].kind: leader_crash needs a cluster block (the sequencer pair)")
+    expect(errorOf({ ...minimal, random_faults: { every: "5m", kinds: ["reorg", "lease_expiry"] } })).toBe("t.json: random_faults.kinds[1]: lease_expiry needs a cluster block (the sequencer pair)")
+    expect(errorOf({ ...minimal, cluster: {}, faults: [{ kind: "crash", at: "5m" }] })).toBe("t.json: faults[0].kind: crash is the single process's; with a cluster block use leader_crash")
+    expect(errorOf({ ...minimal, cluster: {}, storage: {} })).toBe("t.json: cluster and storage exclude each other (a sequencer's journal is the replicated log)")
+    expect(errorOf({ ...minimal, cluster: { lease_ttl: "soon" } })).toMatch(/cluster\.lease_ttl: expected a duration/)
+  })
 })
