@@ -18,7 +18,8 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   backtest: async () => (await import("./backtest.ts")).backtestSuite,
   web: async () => (await import("./web.ts")).webSuite,
   "ws-storm": async () => (await import("./ws-storm.ts")).wsStormSuite,
-  "cluster-log": async () => (await import("./cluster-log.ts")).clusterLogSuite
+  "cluster-log": async () => (await import("./cluster-log.ts")).clusterLogSuite,
+  cluster: async () => (await import("./cluster.ts")).clusterSuite
 }
 
 const USAGE = `usage: npm run bench -- [${Object.keys(SUITES).join("|")}] [--json] [suite flags]`
