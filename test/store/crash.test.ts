@@ -616,5 +616,5 @@ describe("crash recovery of the real server", () => {
     expect(fills).toBeGreaterThan(50)
     expect(ledger.orders.length).toBeGreaterThan(200)
     expect(ledger.tally.lost).toBeGreaterThan(0)
-  }, 150_000)
+  }, 600_000) // a hang detector: five starts of the real server took 143 s beside two CPU hogs
 })

@@ -26,7 +26,10 @@ export interface ChildServer {
 export interface ChildServerOptions {
   readonly dataDir: string
   readonly env?: Record<string, string>
-  /** Gives up (and kills the child) if it has not printed its URL by then. */
+  /**
+   * Gives up (and kills the child) if it has not printed its URL by then (default 120 s): a hang
+   * detector, not a speed check — a start took over 30 s beside two CPU hogs and other suites.
+   */
   readonly startTimeoutMs?: number
   /** Its own process group, so a test can signal the group as a terminal's Ctrl-C does. */
   readonly detached?: boolean
@@ -60,7 +63,8 @@ export const startChildServer = (opts: ChildServerOptions): Promise<ChildServer>
       child.kill("SIGKILL")
       reject(new Error(`${why}\n--- stdout\n${lines.join("\n")}\n--- stderr\n${err}`))
     }
-    const timer = setTimeout(() => fail(`server did not start within ${opts.startTimeoutMs ?? 30_000} ms`), opts.startTimeoutMs ?? 30_000)
+    const startTimeoutMs = opts.startTimeoutMs ?? 120_000
+    const timer = setTimeout(() => fail(`server did not start within ${startTimeoutMs} ms`), startTimeoutMs)
     child.stderr!.setEncoding("utf8").on("data", (d: string) => void (err += d))
     child.stdout!.setEncoding("utf8").on("data", (d: string) => {
       partial += d
