@@ -3,10 +3,10 @@
 // process keeps its stdout lines and its JSON log lines; tests wait for a line, never for time.
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
 import type { ReplicatedLog, LogBatch } from "../../src/cluster/ports.ts"
+import { freePort } from "./nats-cluster.ts"
 
 const ROOT = join(import.meta.dirname, "..", "..")
 
@@ -27,16 +27,6 @@ export interface RoleProcess {
   waitOut(what: string, pred: (line: string) => boolean, timeoutMs?: number): Promise<string>
   signal(sig: NodeJS.Signals): void
 }
-
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once("error", reject)
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port
-      srv.close(() => resolve(port))
-    })
-  })
 
 export interface ClusterEnv {
   readonly natsUrl: string

@@ -36,7 +36,8 @@ export interface NatsCluster {
   close(): Promise<void>
 }
 
-const freePort = (): Promise<number> =>
+/** A free loopback port (bound and released: a race with another process is possible, never seen on loopback). */
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const srv = createServer()
     srv.once("error", reject)
