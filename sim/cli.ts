@@ -10,7 +10,7 @@ import { SIGNING_MODES, type SigningMode } from "./signatures.ts"
 import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
 import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
 import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
-import { QueueRefused } from "./queue/caller.ts"
+import { QueueInterrupted, QueueRefused, QueueUnreachable } from "./queue/caller.ts"
 import { queueProgress } from "./queue/progress.ts"
 import { isQueueUrl } from "./queue/protocol.ts"
 import { runSweepOnQueue } from "./queue/sim-sweep.ts"
@@ -181,7 +181,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
         process.stderr.write(`sim: queue: ${message}\n`)
-        return message === "interrupted" ? 130 : err instanceof QueueRefused || /cannot reach/.test(message) ? 2 : 1
+        return err instanceof QueueInterrupted ? 130 : err instanceof QueueRefused || err instanceof QueueUnreachable ? 2 : 1
       }
     }
     const failing = results.filter((r) => !seedOk(r))

@@ -20,7 +20,7 @@ import { runBacktest } from "./runner.ts"
 import { formatSweep, runHref, runSweep, type SweepPages, type SweepRow, sweepTable } from "./sweep.ts"
 import { runSweepOnQueue } from "./queue-sweep.ts"
 import { queueProgress } from "../queue/progress.ts"
-import { QueueRefused } from "../queue/caller.ts"
+import { QueueInterrupted, QueueRefused, QueueUnreachable } from "../queue/caller.ts"
 import { syntheticDataset } from "./synthetic.ts"
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -104,9 +104,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (err: unknown) => {
-    if (err instanceof BacktestInputError || err instanceof QueueRefused || (err instanceof Error && /^cannot reach the work queue/.test(err.message))) {
+    if (err instanceof BacktestInputError || err instanceof QueueRefused || err instanceof QueueUnreachable) {
       process.stderr.write(`backtest: ${err.message}\n`)
       process.exitCode = 2
+    } else if (err instanceof QueueInterrupted) {
+      process.stderr.write("backtest: queue: interrupted\n")
+      process.exitCode = 130
     } else {
       process.stderr.write(`backtest: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
       process.exitCode = 1

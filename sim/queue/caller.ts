@@ -47,6 +47,13 @@ export class QueueRefused extends Error {
   override readonly name = "QueueRefused"
 }
 
+/** SIGINT or SIGTERM while the sweep ran (its jobs are purged; the CLIs exit 130). */
+export class QueueInterrupted extends Error {
+  override readonly name = "QueueInterrupted"
+}
+
+export { QueueUnreachable } from "./streams.ts"
+
 const publishJobs = async (js: JetStreamClient, s: QueueSweep, sweep: string, blob: BlobRef | null, seqToJob: Map<number, number>): Promise<void> => {
   const code = s.code ?? codeVersion()
   const publishJob = async (index: number): Promise<void> => {
@@ -99,7 +106,7 @@ export const runOnQueue = async (s: QueueSweep): Promise<QueueSweepResult> => {
   const collector = new ResultCollector(s.jobs, s.progress, (i, o) => s.onResult?.(i, o), finish)
   const seqToJob = new Map<number, number>()
   const subs: Subscription[] = []
-  const onSignal = (): void => fail(new Error("interrupted"))
+  const onSignal = (): void => fail(new QueueInterrupted("interrupted"))
   process.once("SIGINT", onSignal)
   process.once("SIGTERM", onSignal)
   let jsm: JetStreamManager | null = null

@@ -6,11 +6,16 @@ import { AckPolicy, DeliverPolicy, type JetStreamManager, jetstreamManager, Rete
 import { connect, type NatsConnection, nanos } from "@nats-io/transport-node"
 import { ACK_WAIT_MS, DATA_STREAM, JOBS_STREAM, MAX_AGE_MS, MAX_DELIVER, subjects, WORKERS_CONSUMER } from "./protocol.ts"
 
+/** No server of the work queue answered (the CLIs print it as one line and exit 2). */
+export class QueueUnreachable extends Error {
+  override readonly name = "QueueUnreachable"
+}
+
 export const connectQueue = async (servers: string, name: string): Promise<NatsConnection> => {
   try {
     return await connect({ servers: servers.split(",").map((s) => s.trim()), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 })
   } catch (err) {
-    throw new Error(`cannot reach the work queue at ${servers}: ${err instanceof Error ? err.message : String(err)}`)
+    throw new QueueUnreachable(`cannot reach the work queue at ${servers}: ${err instanceof Error ? err.message : String(err)}`)
   }
 }
 
@@ -36,8 +41,12 @@ const addStream = async (jsm: JetStreamManager, config: Partial<StreamConfig> & 
   }
 }
 
-/** Makes sure the streams and the consumer exist; returns the ack_wait the consumer really has (ms). */
-export const ensureQueue = async (nc: NatsConnection): Promise<{ jsm: JetStreamManager; ackWaitMs: number }> => {
+/**
+ * Makes sure the streams and the consumer exist; returns the ack_wait the consumer really has (ms).
+ * `ackWaitMs` only applies when this call creates the consumer (tests make it short, so a killed
+ * worker's job comes back sooner and a job outlasts it).
+ */
+export const ensureQueue = async (nc: NatsConnection, ackWaitMs: number = ACK_WAIT_MS): Promise<{ jsm: JetStreamManager; ackWaitMs: number }> => {
   const jsm = await jetstreamManager(nc)
   const maxAge = nanos(MAX_AGE_MS)
   await addStream(jsm, { name: JOBS_STREAM, subjects: [subjects.jobs], retention: RetentionPolicy.Workqueue, storage: StorageType.File, max_age: maxAge })
@@ -51,7 +60,7 @@ export const ensureQueue = async (nc: NatsConnection): Promise<{ jsm: JetStreamM
         durable_name: WORKERS_CONSUMER,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        ack_wait: nanos(ACK_WAIT_MS),
+        ack_wait: nanos(ackWaitMs),
         max_deliver: MAX_DELIVER,
         filter_subject: subjects.jobs
       })

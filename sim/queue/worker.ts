@@ -162,12 +162,22 @@ const handle = async (c: Context, slot: Slot, msg: JsMsg): Promise<void> => {
 
 export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
   const name = workerName(hostname(), process.pid)
-  const slots: Slot[] = Array.from({ length: o.concurrency }, () => ({ thread: new JobThread(), current: null, beat: null }))
   const nc = await connectQueue(o.servers, `twinbook sim:worker ${name}`)
-  const { ackWaitMs } = await ensureQueue(nc)
+  // Threads only once the queue answers, and gone again if setting up fails: a live thread would keep the process from exiting.
+  const slots: Slot[] = []
+  let ackWaitMs: number
+  let consumer
+  try {
+    ;({ ackWaitMs } = await ensureQueue(nc))
+    consumer = await jetstream(nc).consumers.get(JOBS_STREAM, WORKERS_CONSUMER)
+    for (let i = 0; i < o.concurrency; i++) slots.push({ thread: new JobThread(), current: null, beat: null })
+    await Promise.all(slots.map((s) => s.thread.ready))
+  } catch (err) {
+    await Promise.all(slots.map((s) => s.thread.terminate()))
+    await nc.close().catch(() => undefined)
+    throw err
+  }
   const js = jetstream(nc)
-  const consumer = await js.consumers.get(JOBS_STREAM, WORKERS_CONSUMER)
-  await Promise.all(slots.map((s) => s.thread.ready))
   let stopping = false
   const c: Context = { nc, js, name, mine: { code: codeVersion(), node: process.versions.node }, ackWaitMs, log: o.log, stopping: () => stopping }
 

@@ -2,15 +2,20 @@
 // real processes on loopback: a nats-server, `npm run sim:worker` children and the `npm run sim`
 // caller. A worker SIGKILLed mid-job has its job redelivered to the other; every seed is
 // reported once; stdout, the Markdown table and every seed's log are byte for byte what
-// `--seeds` writes on one machine. A worker on other code refuses the job and the caller says
-// why; a job no worker finishes within max_deliver deliveries is reported with its reproduce command.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+// `--seeds` writes on one machine, and no job outlasting ack_wait on a live worker is redelivered.
+// `--json` is the local object; a job whose run fails in the worker is reported once, not retried.
+// A worker on other code refuses the job and the caller says why; a job no worker finishes within
+// max_deliver deliveries is reported with its reproduce command; an unreachable queue is one line.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { queueProgress } from "../../sim/queue/progress.ts"
 import { MAX_DELIVER } from "../../sim/queue/protocol.ts"
 import { runSweepOnQueue } from "../../sim/queue/sim-sweep.ts"
+import { ensureQueue } from "../../sim/queue/streams.ts"
+import type { SweepResult } from "../../sim/sweep.ts"
 import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
 import { childEnv, type QueueWorker, startQueueWorker } from "../support/queue-worker.ts"
 import { type ProcessResult, runProcess } from "../support/run-process.ts"
@@ -19,8 +24,11 @@ const root = join(import.meta.dirname, "..", "..")
 const sim = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
   runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
 
-// The fastest shipped scenario, long enough that a job is still running when its worker is killed.
+// The fastest shipped scenario, long enough that a job is still running when its worker is killed,
+// and several times the test's ack_wait (each seed takes seconds, 10-20 s on a loaded machine).
 const SWEEP = ["scenarios/deposit-then-trade.json", "--duration", "30m", "--seeds", "1..4"]
+/** The workers' consumer is made here first, with this ack_wait (production: 15 s): a killed worker's job comes back sooner, and every job outlasts it, so only the in-progress acks keep it from being redelivered. */
+const ACK_WAIT_MS = 3_000
 
 let nats: NatsCluster
 const workers: QueueWorker[] = []
@@ -34,6 +42,8 @@ const worker = (): QueueWorker => {
 
 beforeAll(async () => {
   nats = await startNatsCluster(1)
+  const made = await ensureQueue(await nats.connect(), ACK_WAIT_MS)
+  expect(made.ackWaitMs).toBe(ACK_WAIT_MS)
 }, 120_000)
 afterAll(async () => {
   for (const w of workers) w.kill("SIGKILL")
@@ -66,6 +76,14 @@ describe("sweeps on the work queue", () => {
     const r = await queued
     expect(r.status, r.stderr).toBe(0)
     expect((await victim.exited).signal).toBe("SIGKILL")
+    expect(survivor.lines.find((l) => l.includes(": ready: "))).toContain(`ack_wait ${ACK_WAIT_MS / 1000} s, in-progress acks every ${ACK_WAIT_MS / 5} ms`)
+
+    // Only the killed worker's job was delivered twice: every other job outlasted ack_wait on a live
+    // worker (its in-progress acks) and ran once, so the caller had no duplicate to drop.
+    const starts = [...victim.lines, ...survivor.lines].filter((l) => l.includes("started job") && l.includes(`(sweep ${killedSeed[2]},`))
+    const deliveries = starts.map((l) => /seed (\d+) \(sweep \w+, job \d+, delivery (\d+)\)/.exec(l)!.slice(1).join("@")).sort()
+    expect(deliveries, `${victim.output()}\n${survivor.output()}`).toEqual(["1", "2", "3", "4"].flatMap((seed) => (seed === killedSeed[1] ? [`${seed}@1`, `${seed}@2`] : [`${seed}@1`])))
+    expect(r.stderr).not.toMatch(/ran twice|CONFLICT/)
 
     // Killed mid-job: it never finished that seed; the other worker ran it on a later delivery.
     expect(victim.lines.filter((l) => l.includes("finished job") && l.includes(`seed ${killedSeed[1]} (sweep ${killedSeed[2]}`))).toEqual([])
@@ -80,6 +98,35 @@ describe("sweeps on the work queue", () => {
     expect(r.stderr).toMatch(/4\/4 jobs done, 0 running, 2 workers seen/)
     idle = survivor
   }, 300_000)
+
+  it("--json prints the object `--seeds` prints on one machine", async () => {
+    const w = idle ?? worker()
+    await w.waitFor(/: ready: /)
+    const args = ["scenarios/deposit-then-trade.json", "--duration", "5m", "--seeds", "5..6", "--json", "--no-log"]
+    const [local, queued] = await Promise.all([sim(args), sim([...args, "--queue", nats.urls])])
+    expect(local.status, local.stderr).toBe(0)
+    expect(queued.status, queued.stderr).toBe(0)
+    expect(JSON.parse(queued.stdout)).toMatchObject({ seeds: 2, passed: 2 })
+    expect(queued.stdout).toBe(local.stdout)
+  }, 240_000)
+
+  it("a job whose run fails in the worker is reported once as that seed's error, not retried", async () => {
+    const w = idle ?? worker()
+    await w.waitFor(/: ready: /)
+    // The caller's CLI checks a scenario before sweeping; here the file turns bad on the way, so the run throws in the worker.
+    const file = join(mkdtempSync(join(tmpdir(), "sim-queue-bad-")), "broken.json")
+    writeFileSync(file, "{ not json")
+    const seen: SweepResult[] = []
+    const { results } = await runSweepOnQueue({ servers: nats.urls, file, seeds: [9], durationSec: 60, plant: undefined, logDir: null, onResult: (r) => void seen.push(r), progress: queueProgress("test") })
+    expect(seen).toHaveLength(1)
+    expect(results).toHaveLength(1)
+    expect(results[0]!.seed).toBe(9)
+    expect(results[0]!.summary).toBeUndefined()
+    expect(results[0]!.error).toMatch(/JSON/)
+    const ran = workers.flatMap((x) => x.lines).filter((l) => /(started|finished) job broken seed 9 /.test(l))
+    expect(ran).toHaveLength(2)
+    expect(ran.every((l) => / delivery 1\)/.test(l))).toBe(true)
+  }, 120_000)
 
   it("a worker on other code refuses the job, and the caller stops with the reason", async () => {
     const w = idle ?? worker()
@@ -119,5 +166,35 @@ describe("sweeps on the work queue", () => {
     expect(r.status).toBe(1)
     expect(r.stdout).toMatch(new RegExp(`^seed 7 ERROR delivered ${MAX_DELIVER} times \\(max_deliver ${MAX_DELIVER}\\) and no worker finished it`, "m"))
     expect(r.stdout).toContain("    reproduce: npm run sim -- scenarios/deposit-then-trade.json --seed 7 --duration 7200s")
+  }, 240_000)
+})
+
+/** A loopback port nothing listens on. */
+const closedPort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+
+describe("a work queue nobody answers", () => {
+  it("the caller, the worker and the backtester each say so in one line and exit 2", async () => {
+    const url = `nats://127.0.0.1:${await closedPort()}`
+    const node = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
+      runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
+    const [caller, lone, backtest] = await Promise.all([
+      sim(["scenarios/deposit-then-trade.json", "--seeds", "1..2", "--no-log", "--queue", url]),
+      node(["sim/queue/worker-cli.ts", url]),
+      node(["sim/backtest/cli.ts", "--synthetic", "1000", "--sweep", "spread=100,200", "--no-html", "--out", mkdtempSync(join(tmpdir(), "bt-unreachable-")), "--queue", url])
+    ])
+    const line = `cannot reach the work queue at ${url}: `
+    for (const [r, prefix] of [[caller, "sim: queue: "], [lone, "sim:worker: "], [backtest, "backtest: "]] as const) {
+      expect(r.status, r.stderr).toBe(2)
+      expect(r.stderr.split("\n").filter((l) => l !== ""), r.stderr).toEqual([expect.stringContaining(`${prefix}${line}`)])
+    }
+    expect(caller.stdout).toBe("")
   }, 240_000)
 })
