@@ -59,6 +59,8 @@ describe("backtest sweeps on the work queue", () => {
     expect(filesUnder(join(out, "runs"))).toEqual(localPages)
     expect(queued.stderr).toMatch(/queue: sweep \w+: 2 jobs \(shared input \d+ KiB in 2 parts\)/)
     expect(queued.stderr).toMatch(/2\/2 jobs done, 0 running, 1 worker seen/)
+    // Each logged once, after its acknowledgement (which can come after the caller is done).
+    await Promise.all([100, 300].map((v) => worker!.waitFor(new RegExp(`finished job backtest spread=${v} `))))
     expect(worker.lines.filter((l) => l.includes("finished job backtest spread="))).toHaveLength(2)
 
     // The same with --json: the rows of the DuckDB table, as local.

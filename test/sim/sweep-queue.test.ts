@@ -24,10 +24,9 @@ const root = join(import.meta.dirname, "..", "..")
 const sim = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
   runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
 
-// The fastest shipped scenario, long enough that a job is still running when its worker is killed,
-// and several times the test's ack_wait (each seed takes seconds, 10-20 s on a loaded machine).
+// The fastest shipped scenario, long enough that a job is still running when its worker is killed.
 const SWEEP = ["scenarios/deposit-then-trade.json", "--duration", "30m", "--seeds", "1..4"]
-/** The workers' consumer is made here first, with this ack_wait (production: 15 s): a killed worker's job comes back sooner, and every job outlasts it, so only the in-progress acks keep it from being redelivered. */
+/** The workers' consumer is made here first, with this ack_wait (production: 15 s): a killed worker's job comes back sooner, and a job outlasts it many times over. */
 const ACK_WAIT_MS = 3_000
 
 let nats: NatsCluster
@@ -78,8 +77,7 @@ describe("sweeps on the work queue", () => {
     expect((await victim.exited).signal).toBe("SIGKILL")
     expect(survivor.lines.find((l) => l.includes(": ready: "))).toContain(`ack_wait ${ACK_WAIT_MS / 1000} s, in-progress acks every ${ACK_WAIT_MS / 5} ms`)
 
-    // Only the killed worker's job was delivered twice: every other job outlasted ack_wait on a live
-    // worker (its in-progress acks) and ran once, so the caller had no duplicate to drop.
+    // Only the killed worker's job was delivered twice: every other job ran once, so the caller had no duplicate to drop.
     const starts = [...victim.lines, ...survivor.lines].filter((l) => l.includes("started job") && l.includes(`(sweep ${killedSeed[2]},`))
     const deliveries = starts.map((l) => /seed (\d+) \(sweep \w+, job \d+, delivery (\d+)\)/.exec(l)!.slice(1).join("@")).sort()
     expect(deliveries, `${victim.output()}\n${survivor.output()}`).toEqual(["1", "2", "3", "4"].flatMap((seed) => (seed === killedSeed[1] ? [`${seed}@1`, `${seed}@2`] : [`${seed}@1`])))
@@ -110,6 +108,29 @@ describe("sweeps on the work queue", () => {
     expect(queued.stdout).toBe(local.stdout)
   }, 240_000)
 
+  it("a job outlasting ack_wait on a live worker is not redelivered to an idle one (in-progress acks)", async () => {
+    const busy = idle ?? worker()
+    const spare = worker()
+    await Promise.all([busy.waitFor(/: ready: /), spare.waitFor(/: ready: /)])
+    // The scenario's own two hours: one job of many seconds, while the other worker keeps asking for work.
+    const r = await sim(["scenarios/deposit-then-trade.json", "--seeds", "8", "--no-log", "--queue", nats.urls])
+    expect(r.stdout, r.stderr).toMatch(/^seed 8 (ok    |FAILED) journalHash /m)
+    const sweep = /queue: sweep (\w+):/.exec(r.stderr)![1]!
+    // The worker logs "finished" after acknowledging, which can be after the caller is done.
+    await Promise.race([busy, spare].map((w) => w.waitFor(new RegExp(`finished job .*\\(sweep ${sweep},`))))
+    const lines = [busy, spare].flatMap((w) => w.lines).filter((l) => l.includes(`(sweep ${sweep},`))
+    expect(lines.filter((l) => l.includes("started job")), `${busy.output()}\n${spare.output()}`).toEqual([expect.stringMatching(/started job deposit-then-trade seed 8 \(sweep \w+, job 0, delivery 1\)$/)])
+    // What makes the test mean something: the job did outlast ack_wait.
+    const finished = lines.filter((l) => l.includes("finished job"))
+    expect(finished).toHaveLength(1)
+    expect(Number(/ in ([\d.]+) s$/.exec(finished[0]!)![1])).toBeGreaterThan(ACK_WAIT_MS / 1000)
+    expect(r.stderr).not.toMatch(/ran twice|CONFLICT/)
+    // Back to one idle worker for the tests below.
+    spare.kill("SIGTERM")
+    expect((await spare.exited).code).toBe(0)
+    idle = busy
+  }, 240_000)
+
   it("a job whose run fails in the worker is reported once as that seed's error, not retried", async () => {
     const w = idle ?? worker()
     await w.waitFor(/: ready: /)
@@ -123,6 +144,7 @@ describe("sweeps on the work queue", () => {
     expect(results[0]!.seed).toBe(9)
     expect(results[0]!.summary).toBeUndefined()
     expect(results[0]!.error).toMatch(/JSON/)
+    await Promise.race(workers.map((x) => x.waitFor(/finished job broken seed 9 /)))
     const ran = workers.flatMap((x) => x.lines).filter((l) => /(started|finished) job broken seed 9 /.test(l))
     expect(ran).toHaveLength(2)
     expect(ran.every((l) => / delivery 1\)/.test(l))).toBe(true)
