@@ -1,10 +1,10 @@
-// `npm run sim -- scenarios/<file> [--seed N] [--seeds A..B] [--duration 1h] [--json] [--log path|--no-log]
+// `npm run sim -- scenarios/<file> [--seed N] [--seeds A..B [--queue nats://…]] [--duration 1h] [--json] [--log path|--no-log]
 //   [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]... [--signatures token|ed25519]`
 import { mkdirSync, writeFileSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { runScenario, type Summary } from "./run.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
-import { inSeedOrder, parseSeeds, runSweep, seedLine, seedOk, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep.ts"
+import { inSeedOrder, parseSeeds, runSweep, seedLine, seedOk, type SweepResult, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep.ts"
 import { progressBar } from "./progress.ts"
 import { SIGNING_MODES, type SigningMode } from "./signatures.ts"
 import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
@@ -12,9 +12,13 @@ import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
 import { LOG_PLANTS } from "./testing/no-expected-position.ts"
 import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
 import { type ClusterRunStats, sumClusterStats } from "./cluster-world.ts"
+import { QueueInterrupted, QueueRefused, QueueUnreachable } from "./queue/caller.ts"
+import { queueProgress } from "./queue/progress.ts"
+import { isQueueUrl } from "./queue/protocol.ts"
+import { runSweepOnQueue } from "./queue/sim-sweep.ts"
 
 const USAGE =
-  "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B] [--duration 30m] [--json] [--log <path> | --no-log]\n" +
+  "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B [--queue nats://host:4222[,…]]] [--duration 30m] [--json] [--log <path> | --no-log]\n" +
   "         [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...   (agents: <kind>-<group>-<index>)\n" +
   "         [--signatures token|ed25519]   (how agents sign orders: world tokens, or real Ed25519; the same journal)"
 
@@ -32,6 +36,8 @@ interface Args {
   signing?: SigningMode
   /** Test-only: a planted bug by name (sim/testing/ignore-bytes-written.ts, sim/testing/no-expected-position.ts), to reproduce a test's failing run. */
   plant?: string
+  /** A sweep's seeds go to this JetStream work queue (npm run sim:worker runs them) instead of local threads. */
+  queue?: string
 }
 
 const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/
@@ -80,6 +86,11 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
       if (!Object.hasOwn(STORAGE_PLANTS, v) && !Object.hasOwn(LOG_PLANTS, v)) throw new Error(`--plant ${v}: known planted bugs: ${[...Object.keys(STORAGE_PLANTS), ...Object.keys(LOG_PLANTS)].join(", ")}`)
       out.plant = v
     }
+    else if (a === "--queue") {
+      const v = value()
+      if (!isQueueUrl(v)) throw new Error(`--queue ${v}: expected the work queue's NATS servers, e.g. nats://host:4222 or nats://a:4222,nats://b:4222`)
+      out.queue = v
+    }
     else if (a === "--log") out.log = value()
     else if (a === "--no-log") out.log = null
     else if (a.startsWith("--")) throw new Error(`unknown option ${a}`)
@@ -88,6 +99,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
   if (files.length !== 1) throw new Error("give exactly one scenario file")
   if (out.seed !== undefined && out.seeds !== undefined) throw new Error("--seed and --seeds exclude each other")
   if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0 || out.signing !== undefined || out.plant !== undefined)) throw new Error("--tape, --without, --signatures and --plant take one --seed, not --seeds")
+  if (out.queue !== undefined && out.seeds === undefined) throw new Error("--queue runs a sweep: give --seeds")
   out.file = files[0]!
   return out
 }
@@ -169,22 +181,40 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const tty = process.stderr.isTTY === true && !args.json
   if (args.seeds !== undefined) {
     const seeds = args.seeds
-    const bar = tty ? progressBar(`sweep ${scenario.name}`) : null
+    // On the queue the progress (jobs done, workers seen) is on stderr whatever it is; locally a bar on terminals.
+    const queued = args.queue === undefined ? null : queueProgress(`sweep ${scenario.name}`)
+    const bar = tty && queued === null ? progressBar(`sweep ${scenario.name}`) : null
     // --log DIR: where each seed's log and the sweep table go (default out/sim); --no-log: the table only.
     const outDir = args.log ?? "out/sim"
+    const logDir = args.log === null ? null : outDir
     const durationFlag = args.durationSec === undefined ? "" : ` --duration ${args.durationSec}s`
-    const reproduce = (seed: number): string => `npm run sim -- ${args.file} --seed ${seed}${durationFlag}`
+    const plantFlag = args.plant === undefined ? "" : ` --plant ${args.plant}`
+    const reproduce = (seed: number): string => `npm run sim -- ${args.file} --seed ${seed}${durationFlag}${plantFlag}`
     // One line per seed, in seed order, as soon as every earlier seed is in.
     const print = inSeedOrder(seeds, (r) => {
       if (args.json) return
       if (bar !== null) process.stderr.write("\r\x1b[K")
+      queued?.clear()
       process.stdout.write(`${seedLine(r)}\n`)
     })
-    const results = await runSweep(args.file, seeds, args.durationSec, (r, done) => {
+    const onResult = (r: SweepResult, done: number): void => {
       print(r)
       bar?.update(done / seeds.length, `${done}/${seeds.length} seeds`)
-    }, undefined, args.log === null ? null : outDir)
-    bar?.done()
+    }
+    let results: SweepResult[]
+    let conflicts: ReadonlyArray<string> = []
+    if (args.queue === undefined || queued === null) {
+      results = await runSweep(args.file, seeds, args.durationSec, onResult, undefined, logDir, args.plant)
+      bar?.done()
+    } else {
+      try {
+        ;({ results, conflicts } = await runSweepOnQueue({ servers: args.queue, file: args.file, seeds, durationSec: args.durationSec, plant: args.plant, logDir, onResult, progress: queued }))
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err)
+        process.stderr.write(`sim: queue: ${message}\n`)
+        return err instanceof QueueInterrupted ? 130 : err instanceof QueueRefused || err instanceof QueueUnreachable ? 2 : 1
+      }
+    }
     const failing = results.filter((r) => !seedOk(r))
     const rows = failing.map((r) => ({ seed: r.seed, reason: r.error ?? r.summary!.failures[0] ?? "", reproduce: reproduce(r.seed) }))
     const tablePath = join(args.log ?? "out/sim", `${basename(args.file, ".json")}-sweep-${seeds[0]}-${seeds.at(-1)}.md`)
@@ -207,7 +237,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       for (const row of rows) process.stdout.write(`  seed ${row.seed} FAILED: ${row.reason.split("\n")[0]}\n    reproduce: ${row.reproduce}\n`)
       process.stdout.write(`table ${tablePath}\n`)
     }
-    return failing.length === 0 ? 0 : 1
+    // Two runs of one seed that disagree: said on stderr (so --json keeps its shape), and the sweep fails.
+    for (const c of conflicts) process.stderr.write(`sim: queue: CONFLICT ${c}\n`)
+    return failing.length === 0 && conflicts.length === 0 ? 0 : 1
   }
   const bar = tty ? progressBar(`${scenario.name} seed ${args.seed ?? scenario.seed}`) : null
   let summary: Summary

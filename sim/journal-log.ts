@@ -28,11 +28,16 @@ export const journalHash = (records: ReadonlyArray<JournalRecord>): string => {
   return h.digest("hex")
 }
 
-export const writeLog = (path: string, header: LogHeader, records: ReadonlyArray<JournalRecord>): void => {
-  mkdirSync(dirname(path), { recursive: true })
+/** The log's text: what writeLog writes (a sweep worker on another machine sends it to the caller to write). */
+export const logText = (header: LogHeader, records: ReadonlyArray<JournalRecord>): string => {
   const lines = [JSON.stringify(header)]
   for (const r of records) lines.push(JSON.stringify(r))
-  writeFileSync(path, `${lines.join("\n")}\n`)
+  return `${lines.join("\n")}\n`
+}
+
+export const writeLog = (path: string, header: LogHeader, records: ReadonlyArray<JournalRecord>): void => {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, logText(header, records))
 }
 
 export const readLog = async (path: string): Promise<{ header: LogHeader; records: JournalRecord[] }> => {

@@ -3,15 +3,21 @@ import { parentPort, workerData } from "node:worker_threads"
 import { runScenario } from "./run.ts"
 import { loadScenario } from "./scenario.ts"
 import { seedLogPath, writeSummaryLog } from "./sweep.ts"
+import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
 
-const { file, durationSec, logDir } = workerData as { file: string; durationSec: number | undefined; logDir: string | null }
+const { file, durationSec, logDir, plant } = workerData as { file: string; durationSec: number | undefined; logDir: string | null; plant: string | undefined }
 const scenario = loadScenario(file)
 
 parentPort!.on("message", async (seed: number | null) => {
   if (seed === null) return process.exit(0)
   try {
     const wallMs = (): number => performance.now() // live-only: wall time is reported, never used by the run
-    const summary = await runScenario(scenario, { seed, ...(durationSec === undefined ? {} : { durationSec }), wallMs })
+    const summary = await runScenario(scenario, {
+      seed,
+      ...(durationSec === undefined ? {} : { durationSec }),
+      ...(plant === undefined ? {} : { tamperStorage: STORAGE_PLANTS[plant]! }),
+      wallMs
+    })
     const log = logDir === null || logDir === undefined ? undefined : seedLogPath(logDir, file, seed)
     if (log !== undefined) writeSummaryLog(log, summary)
     const { records: _records, ...rest } = summary

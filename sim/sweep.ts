@@ -3,7 +3,7 @@
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { basename, join } from "node:path"
-import { LOG_FORMAT, LOG_VERSION, writeLog } from "./journal-log.ts"
+import { LOG_FORMAT, LOG_VERSION, type LogHeader, logText, writeLog } from "./journal-log.ts"
 import type { Summary } from "./run.ts"
 
 export type SweepSummary = Omit<Summary, "records">
@@ -19,22 +19,22 @@ export interface SweepResult {
 /** Where a seed's run log goes: `<dir>/<scenario file name>-seed<N>.log`, as a single run names it. */
 export const seedLogPath = (dir: string, file: string, seed: number): string => join(dir, `${basename(file, ".json")}-seed${seed}.log`)
 
+const logHeader = (summary: Summary): LogHeader => ({
+  format: LOG_FORMAT,
+  version: LOG_VERSION,
+  scenario: summary.scenario,
+  seed: summary.seed,
+  startSec: summary.startSec,
+  records: summary.records.length,
+  journalHash: summary.journalHash,
+  stateHash: summary.stateHash
+})
+
 /** The run log of one run: header with both hashes, then every journal record. */
-export const writeSummaryLog = (path: string, summary: Summary): void =>
-  writeLog(
-    path,
-    {
-      format: LOG_FORMAT,
-      version: LOG_VERSION,
-      scenario: summary.scenario,
-      seed: summary.seed,
-      startSec: summary.startSec,
-      records: summary.records.length,
-      journalHash: summary.journalHash,
-      stateHash: summary.stateHash
-    },
-    summary.records as never
-  )
+export const writeSummaryLog = (path: string, summary: Summary): void => writeLog(path, logHeader(summary), summary.records as never)
+
+/** The same log as text (a queue worker sends it back for the caller to write). */
+export const summaryLogText = (summary: Summary): string => logText(logHeader(summary), summary.records as never)
 
 /** Results arrive in completion order; this hands them on in seed order, each as soon as every earlier seed is in. */
 export const inSeedOrder = (seeds: ReadonlyArray<number>, emit: (r: SweepResult) => void): ((r: SweepResult) => void) => {
@@ -88,13 +88,15 @@ export const runSweep = async (
   onResult: (r: SweepResult, done: number) => void,
   workers = Math.min(availableParallelism(), seeds.length),
   /** Each seed's run log goes here (seedLogPath); null: no logs. */
-  logDir: string | null = null
+  logDir: string | null = null,
+  /** Test-only: a planted storage bug by name (sim/testing/ignore-bytes-written.ts STORAGE_PLANTS), as `--plant` gives it. */
+  plant?: string
 ): Promise<SweepResult[]> => {
   const queue = [...seeds]
   const results: SweepResult[] = []
   const runWorker = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const w = new Worker(new URL("./sweep-worker.mjs", import.meta.url), { workerData: { file, durationSec, logDir } })
+      const w = new Worker(new URL("./sweep-worker.mjs", import.meta.url), { workerData: { file, durationSec, logDir, plant } })
       const next = (): void => {
         const seed = queue.shift()
         if (seed === undefined) {

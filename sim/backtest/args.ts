@@ -10,6 +10,7 @@ import { BacktestInputError } from "./dataset.ts"
 import { ORDERS_MODES, type OrdersMode } from "./load.ts"
 import { applyKnobs, parseSet, parseSweep, type SweepAxis } from "./params.ts"
 import { figureName, resolveFigure, SWEEP_FIGURES } from "./sweep.ts"
+import { isQueueUrl } from "../queue/protocol.ts"
 
 export const DEFAULT_DATA = "fixtures/backtest/sample-trades.csv"
 export const DEFAULT_OUT = "out/backtest"
@@ -23,6 +24,8 @@ export interface CliOptions {
   readonly config: BacktestConfig
   readonly sweeps: ReadonlyArray<SweepAxis>
   readonly workers: number
+  /** The sweep runs on this JetStream work queue (`--queue nats://…`; npm run sim:worker runs it), not on local threads. */
+  readonly workQueue: string | null
   /** The sweep table column the sweep index's heatmap shows. */
   readonly heatmap: string
   readonly out: string
@@ -48,7 +51,7 @@ strategy (default: --preset balanced)
   --set NAME=VALUE         override one parameter (names as for --sweep), repeatable
 models
   --seed S                 seed for every random draw (default 1)
-  --queue MODEL            risk-averse | prob (default risk-averse)
+  --queue MODEL            risk-averse | prob (default risk-averse); a nats:// value is the sweep's work queue (below)
   --queue-power N          prob model: P(cancel ahead) = front^N / (front^N + back^N) (default 3)
   --entry-latency-ms MS    order-entry latency base (default 50), --entry-jitter-ms MS exponential mean (default 20)
   --feed-latency-ms MS     market-data latency base (default 100), --feed-jitter-ms MS (default 50)
@@ -64,6 +67,8 @@ models
 sweeps
   --sweep NAME=FROM..TO:STEP | NAME=V1,V2,...   repeatable (cartesian product); runs on worker threads
   --workers N              sweep workers (default: min(2, cores))
+  --queue nats://HOST:PORT[,…]  run the sweep's combinations on a JetStream work queue instead
+                           (npm run sim:worker on any machine runs them); the same table
   --heatmap FIGURE         the figure the sweep page's heatmap shows (default pnl): ${SWEEP_FIGURES.map((f) => figureName(f.key)).join(", ")}
 output
   --out DIR                DuckDB file and HTML page (default ${DEFAULT_OUT}); a sweep writes sweep.html and runs/<run>/report.html
@@ -120,6 +125,13 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
     if (value === undefined || value === "") throw new BacktestInputError(`${flag} needs a value`)
     values.set(flag, [...(values.get(flag) ?? []), value])
   }
+  // --queue is two flags by its value: a nats:// URL is the sweep's work queue, anything else the queue-position model.
+  const queueValues = values.get("--queue") ?? []
+  const workQueues = queueValues.filter(isQueueUrl)
+  if (workQueues.length > 1) throw new BacktestInputError("--queue nats://… given more than once")
+  const models = queueValues.filter((v) => !isQueueUrl(v))
+  if (models.length > 0) values.set("--queue", models)
+  else values.delete("--queue")
   const one = (flag: string): string | undefined => {
     const v = values.get(flag)
     if (v !== undefined && v.length > 1 && flag !== "--set" && flag !== "--sweep") throw new BacktestInputError(`${flag} given more than once`)
@@ -178,6 +190,8 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   const names = sweeps.map((s) => s.name)
   const dup = names.find((n, i) => names.indexOf(n) !== i)
   if (dup !== undefined) throw new BacktestInputError(`--sweep: parameter "${dup}" swept twice`)
+  const workQueue = workQueues[0] ?? null
+  if (workQueue !== null && sweeps.length === 0) throw new BacktestInputError("--queue nats://…: the work queue runs sweeps; give --sweep")
 
   const syntheticText = one("--synthetic")
   const synthetic = syntheticText === undefined ? null : int("--synthetic", syntheticText, 1, 100_000_000)
@@ -201,6 +215,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
     config,
     sweeps,
     workers,
+    workQueue,
     heatmap,
     out: one("--out") ?? DEFAULT_OUT,
     json: bools.has("--json"),

@@ -1,7 +1,8 @@
 // `npm run backtest -- [options]` (see USAGE in args.ts and docs/backtesting.md).
 // One run: console summary, DuckDB file and HTML page under --out; with --json stdout is one
 // JSON object and nothing else (the summary goes to stderr). With --sweep: every combination on worker threads and a
-// results table instead. Exit codes: 0 ok, 2 bad input, 1 anything else.
+// results table instead; with --queue nats://… the combinations run on the work queue (npm run sim:worker).
+// Exit codes: 0 ok, 2 bad input (or a work queue that cannot be reached or whose worker refuses the job), 1 anything else.
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs, USAGE } from "./args.ts"
@@ -16,7 +17,10 @@ import { progressBar } from "./progress.ts"
 import { commandOf, inputFiles, type Reproduction, settingsOf } from "./reproduce.ts"
 import { formatSummary } from "./report.ts"
 import { runBacktest } from "./runner.ts"
-import { formatSweep, runHref, runSweep, type SweepPages, sweepTable } from "./sweep.ts"
+import { formatSweep, runHref, runSweep, type SweepPages, type SweepRow, sweepTable } from "./sweep.ts"
+import { runSweepOnQueue } from "./queue-sweep.ts"
+import { queueProgress } from "../queue/progress.ts"
+import { QueueInterrupted, QueueRefused, QueueUnreachable } from "../queue/caller.ts"
 import { syntheticDataset } from "./synthetic.ts"
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -44,13 +48,22 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const bar = progressBar(`sweep ${combos.length} runs`)
     // Each run writes its own report page (runs/<run>/report.html), with the command that reruns it alone.
     const pages: SweepPages | undefined = opts.html ? { outDir: opts.out, argv, inputs: opts.synthetic !== null ? [] : inputFiles([opts.data!, ...(opts.snapshots === null ? [] : [opts.snapshots])]) } : undefined
-    const rows = await runSweep(data, opts.config, combos, opts.workers, (d, t) => bar.update(d, t), pages)
-    bar.done()
+    let rows: SweepRow[]
+    let ranOn = `${Math.min(opts.workers, combos.length)} worker(s)`
+    let conflicts: ReadonlyArray<string> = []
+    if (opts.workQueue === null) {
+      rows = await runSweep(data, opts.config, combos, opts.workers, (d, t) => bar.update(d, t), pages)
+      bar.done()
+    } else {
+      const queued = await runSweepOnQueue(opts.workQueue, data, opts.config, combos, queueProgress(`sweep ${combos.length} runs`), pages)
+      ;({ rows, conflicts } = queued)
+      ranOn = `the work queue ${opts.workQueue} (${queued.workers.length} worker(s))`
+    }
     const table = sweepTable(rows)
     const dbPath = join(opts.out, "sweep.duckdb")
     await writeSweepDb(dbPath, table)
     const wallMs = Math.round(performance.now() - t0) // live-only: wall time reported by the CLI
-    const note = `${combos.length} runs on ${Math.min(opts.workers, combos.length)} worker(s) in ${(wallMs / 1000).toFixed(1)} s over ${data.source}`
+    const note = `${combos.length} runs on ${ranOn} in ${(wallMs / 1000).toFixed(1)} s over ${data.source}`
     const htmlPath = join(opts.out, "sweep.html")
     if (opts.html) {
       const runs = rows.map((r, i) => ({ values: r.values, row: table[i]!, href: runHref(i, rows.length, r.values) }))
@@ -58,7 +71,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     }
     human(`${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath} (each run's page in ${join(opts.out, "runs")})` : ""}\n`)
     if (opts.json) process.stdout.write(`${JSON.stringify({ sweep: table, wall_ms: wallMs, out: dbPath })}\n`)
-    return 0
+    // Two runs of one combination that disagree (a determinism bug): said on stderr, and the sweep fails.
+    for (const c of conflicts) process.stderr.write(`backtest: queue: CONFLICT ${c}\n`)
+    return conflicts.length === 0 ? 0 : 1
   }
 
   const inputs = opts.synthetic !== null ? [] : inputFiles([opts.data!, ...(opts.snapshots === null ? [] : [opts.snapshots])])
@@ -89,9 +104,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (err: unknown) => {
-    if (err instanceof BacktestInputError) {
+    if (err instanceof BacktestInputError || err instanceof QueueRefused || err instanceof QueueUnreachable) {
       process.stderr.write(`backtest: ${err.message}\n`)
       process.exitCode = 2
+    } else if (err instanceof QueueInterrupted) {
+      process.stderr.write("backtest: queue: interrupted\n")
+      process.exitCode = 130
     } else {
       process.stderr.write(`backtest: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
       process.exitCode = 1

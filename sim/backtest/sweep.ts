@@ -12,6 +12,7 @@ import type { InputFile } from "./reproduce.ts"
 import { runBacktest } from "./runner.ts"
 import { type RunPage, writeRunPage } from "./report-html/run-page.ts"
 import type { SweepJob } from "./sweep-worker.ts"
+import { isQueueUrl } from "../queue/protocol.ts"
 
 export interface SweepRow {
   readonly values: Combination
@@ -35,8 +36,9 @@ export const runHref = (index: number, total: number, values: Combination): stri
 
 /**
  * The command that runs one combination alone: the sweep's arguments without the sweep-only
- * flags, each swept value as a --set (after any --set given, so it wins as it did in the
- * sweep), and --out the run's own folder.
+ * flags (`--sweep`, `--workers`, `--heatmap`, `--out`, `--queue nats://…`), each swept value
+ * as a --set (after any --set given, so it wins as it did in the sweep), and --out the run's
+ * own folder.
  */
 export const runArgv = (argv: ReadonlyArray<string>, values: Combination, outDir: string): string[] => {
   const drop = new Set(["--sweep", "--workers", "--heatmap", "--out"])
@@ -44,7 +46,9 @@ export const runArgv = (argv: ReadonlyArray<string>, values: Combination, outDir
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     const flag = a.startsWith("--") && a.includes("=") ? a.slice(0, a.indexOf("=")) : a
-    if (drop.has(flag)) {
+    // `--queue nats://…` (the sweep's work queue) is sweep-only too; `--queue MODEL` is a setting of the run.
+    const workQueue = flag === "--queue" && isQueueUrl(flag === a ? (argv[i + 1] ?? "") : a.slice(a.indexOf("=") + 1))
+    if (drop.has(flag) || workQueue) {
       if (flag === a) i++
       continue
     }
@@ -54,7 +58,7 @@ export const runArgv = (argv: ReadonlyArray<string>, values: Combination, outDir
   return [...out, "--out", outDir]
 }
 
-const pageFor = (pages: SweepPages | undefined, index: number, total: number, values: Combination): RunPage | null => {
+export const pageFor = (pages: SweepPages | undefined, index: number, total: number, values: Combination): RunPage | null => {
   if (pages === undefined) return null
   const dir = join(pages.outDir, "runs", runDirName(index, total, values))
   const what = Object.entries(values).map(([k, v]) => `${k}=${v}`).join(", ")

@@ -75,6 +75,16 @@ describe("seed sweeps", () => {
   }, 240_000)
 })
 
+describe("seed sweeps with a planted bug", () => {
+  it("carry --plant to every seed (a sweep once ran without it) and into each reproduce command", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sim-sweep-plant-"))
+    const r = await sim(["scenarios/storage-chaos.json", "--seeds", "2", "--plant", "ignore-bytes-written", "--log", dir])
+    expect(r.status, r.stdout).toBe(1)
+    expect(r.stdout).toMatch(/^  seed 2 FAILED: .*(acknowledged record seq \d+ \(\w+\) lost|durable records are missing)/m)
+    expect(r.stdout).toContain("    reproduce: npm run sim -- scenarios/storage-chaos.json --seed 2 --plant ignore-bytes-written\n")
+  }, 240_000)
+})
+
 describe("single runs and bad files", () => {
   it("the summary prints the journal and state hashes", async () => {
     const r = await sim(["scenarios/deposit-then-trade.json", "--duration", "5m", "--no-log"])

@@ -15,8 +15,13 @@ export interface RunPage {
   readonly inputs: ReadonlyArray<InputFile>
 }
 
+/** The page's HTML (a queue worker sends it back for the caller to write at page.path). */
+export const runPageHtml = (page: RunPage, config: BacktestConfig, report: BacktestReport): string => {
+  const reproduce = { command: commandOf(page.argv), inputs: page.inputs, settings: settingsOf(config, report.markets[0]?.params) }
+  return renderHtml(report, page.title, reproduce)
+}
+
 export const writeRunPage = (page: RunPage, config: BacktestConfig, report: BacktestReport): void => {
   mkdirSync(dirname(page.path), { recursive: true })
-  const reproduce = { command: commandOf(page.argv), inputs: page.inputs, settings: settingsOf(config, report.markets[0]?.params) }
-  writeFileSync(page.path, renderHtml(report, page.title, reproduce))
+  writeFileSync(page.path, runPageHtml(page, config, report))
 }
