@@ -8,8 +8,7 @@ import { inSeedOrder, parseSeeds, runSweep, seedLine, seedOk, type SweepResult, 
 import { progressBar } from "./progress.ts"
 import { SIGNING_MODES, type SigningMode } from "./signatures.ts"
 import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
-import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
-import { LOG_PLANTS } from "./testing/no-expected-position.ts"
+import { PLANT_NAMES, plantNeeds, plantOptions } from "./testing/plants.ts"
 import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
 import { type ClusterRunStats, sumClusterStats } from "./cluster-world.ts"
 import { QueueInterrupted, QueueRefused, QueueUnreachable } from "./queue/caller.ts"
@@ -83,7 +82,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     }
     else if (a === "--plant") {
       const v = value()
-      if (!Object.hasOwn(STORAGE_PLANTS, v) && !Object.hasOwn(LOG_PLANTS, v)) throw new Error(`--plant ${v}: known planted bugs: ${[...Object.keys(STORAGE_PLANTS), ...Object.keys(LOG_PLANTS)].join(", ")}`)
+      if (!PLANT_NAMES.includes(v)) throw new Error(`--plant ${v}: known planted bugs: ${PLANT_NAMES.join(", ")}`)
       out.plant = v
     }
     else if (a === "--queue") {
@@ -98,7 +97,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
   }
   if (files.length !== 1) throw new Error("give exactly one scenario file")
   if (out.seed !== undefined && out.seeds !== undefined) throw new Error("--seed and --seeds exclude each other")
-  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0 || out.signing !== undefined || out.plant !== undefined)) throw new Error("--tape, --without, --signatures and --plant take one --seed, not --seeds")
+  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0 || out.signing !== undefined)) throw new Error("--tape, --without and --signatures take one --seed, not --seeds")
   if (out.queue !== undefined && out.seeds === undefined) throw new Error("--queue runs a sweep: give --seeds")
   out.file = files[0]!
   return out
@@ -174,8 +173,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     throw err
   }
   // A planted bug in a part the scenario does not run would change nothing and pass silently.
-  if (args.plant !== undefined && (Object.hasOwn(LOG_PLANTS, args.plant) ? scenario.cluster === undefined : scenario.storage === undefined)) {
-    process.stderr.write(`sim: --plant ${args.plant}: ${scenario.name} has no ${Object.hasOwn(LOG_PLANTS, args.plant) ? "cluster" : "storage"} block to plant it in\n`)
+  if (args.plant !== undefined && scenario[plantNeeds(args.plant)] === undefined) {
+    process.stderr.write(`sim: --plant ${args.plant}: ${scenario.name} has no ${plantNeeds(args.plant)} block to plant it in\n`)
     return 2
   }
   const tty = process.stderr.isTTY === true && !args.json
@@ -248,7 +247,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       ...(args.seed === undefined ? {} : { seed: args.seed }),
       without: args.without,
       ...(args.signing === undefined ? {} : { signing: args.signing }),
-      ...(args.plant === undefined ? {} : Object.hasOwn(LOG_PLANTS, args.plant) ? { tamperLog: LOG_PLANTS[args.plant]! } : { tamperStorage: STORAGE_PLANTS[args.plant]! }),
+      ...plantOptions(args.plant),
       ...(args.durationSec === undefined ? {} : { durationSec: args.durationSec }),
       onProgress: (f, v) => bar?.update(f, `${fmt(Math.round(v))} s virtual`),
       wallMs: () => performance.now() // live-only: wall time for the summary; the run never reads it

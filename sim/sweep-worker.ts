@@ -3,7 +3,7 @@ import { parentPort, workerData } from "node:worker_threads"
 import { runScenario } from "./run.ts"
 import { loadScenario } from "./scenario.ts"
 import { seedLogPath, writeSummaryLog } from "./sweep.ts"
-import { STORAGE_PLANTS } from "./testing/ignore-bytes-written.ts"
+import { plantOptions } from "./testing/plants.ts"
 
 const { file, durationSec, logDir, plant } = workerData as { file: string; durationSec: number | undefined; logDir: string | null; plant: string | undefined }
 const scenario = loadScenario(file)
@@ -15,7 +15,7 @@ parentPort!.on("message", async (seed: number | null) => {
     const summary = await runScenario(scenario, {
       seed,
       ...(durationSec === undefined ? {} : { durationSec }),
-      ...(plant === undefined ? {} : { tamperStorage: STORAGE_PLANTS[plant]! }),
+      ...plantOptions(plant),
       wallMs
     })
     const log = logDir === null || logDir === undefined ? undefined : seedLogPath(logDir, file, seed)

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto"
 import { runScenario } from "../run.ts"
 import { decodeScenario } from "../scenario.ts"
 import { summaryLogText, type SweepResult } from "../sweep.ts"
-import { STORAGE_PLANTS } from "../testing/ignore-bytes-written.ts"
+import { plantOptions } from "../testing/plants.ts"
 import type { JobOutput } from "./protocol.ts"
 
 export interface SimJob {
@@ -25,13 +25,13 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 export const runSimJob = async (job: SimJob, outputs: ReadonlyArray<string>): Promise<JobOutput> => {
   const log = outputs[0]
   try {
-    if (job.plant !== undefined && !Object.hasOwn(STORAGE_PLANTS, job.plant)) throw new Error(`unknown planted bug ${job.plant}`)
+    const planted = plantOptions(job.plant)
     const scenario = decodeScenario(JSON.parse(job.scenarioText), job.file)
     const wallMs = (): number => performance.now() // live-only: wall time is reported, never used by the run
     const summary = await runScenario(scenario, {
       seed: job.seed,
       ...(job.durationSec === undefined ? {} : { durationSec: job.durationSec }),
-      ...(job.plant === undefined ? {} : { tamperStorage: STORAGE_PLANTS[job.plant]! }),
+      ...planted,
       wallMs
     })
     const text = log === undefined ? null : summaryLogText(summary)
