@@ -21,6 +21,8 @@ export interface SequencerOptions {
   readonly monoMs: () => number
   readonly sleep: (ms: number) => Promise<void>
   readonly defer?: (run: () => void) => void
+  /** How often a standby asks for the lease (default a third of its TTL). */
+  readonly electionRetryMs?: number
   readonly note?: (msg: string, fields: Readonly<Record<string, unknown>>) => void
   /** Leadership ended: told once, with why. */
   readonly onLost: (err: LeadershipLost) => void
@@ -72,6 +74,7 @@ export const standby = (o: SequencerOptions): Standby => {
         follower,
         holder: o.holder,
         sleep: o.sleep,
+        ...(o.electionRetryMs === undefined ? {} : { retryMs: o.electionRetryMs }),
         ...(o.note === undefined ? {} : { note: o.note })
       })
       let journal: LogJournal | null = null

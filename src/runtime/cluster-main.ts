@@ -20,6 +20,12 @@ import { inlineVerifierLayer, liveMonoClockLayer, loggerLayer, nodeTransportLaye
 import { liveMonoClock } from "../time/clock.ts"
 import { armStopDeadline, commonSettings, stderrLogger } from "./settings.ts"
 
+/**
+ * How often a standby asks for the lease: a KV create, cheap for NATS; asked often, the standby
+ * takes over within this much of the lease's lapse (a third of the TTL would add up to 0.7 s).
+ */
+const ELECTION_RETRY_MS = 200
+
 export type ClusterRole = "sequencer" | "gateway"
 
 /** The subject the leader serves commands on (src/cluster/command-bus.ts). */
@@ -51,7 +57,7 @@ const sequencerLoop = (log: ReplicatedLog, lease: Parameters<typeof sequencerRol
     Effect.scoped(
       Effect.gen(function* () {
         const lost = yield* Deferred.make<LeadershipLost>()
-        const service = yield* sequencerRole({ log, lease, bus, holder, config, onLost: (err) => Deferred.unsafeDone(lost, Effect.succeed(err)) })
+        const service = yield* sequencerRole({ log, lease, bus, holder, config, electionRetryMs: ELECTION_RETRY_MS, onLost: (err) => Deferred.unsafeDone(lost, Effect.succeed(err)) })
         yield* Console.log(`twinbook leader    ${service.http.url}/v1/markets  (holder ${holder})`)
         const err = yield* Deferred.await(lost)
         logger.warn("back to standby", { term: err.term, reason: err.reason, detail: "this process's exchange is dropped; a fresh one follows the log" })

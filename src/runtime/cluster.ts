@@ -36,6 +36,8 @@ export interface SequencerRoleOptions {
   readonly onLost: (err: LeadershipLost) => void
   /** Where the gateways' commands arrive (src/cluster/command-bus.ts); served while this sequencer leads. */
   readonly bus?: CommandBus
+  /** How often the standby asks for the lease (default a third of its TTL). */
+  readonly electionRetryMs?: number
   /**
    * The election's and the lease keeper's waits: the Clock's sleep when absent. The simulator gives
    * its own, so stopping the service's workers at the end of a run (their sleeps) leaves the lease renewed.
@@ -115,6 +117,7 @@ export const sequencerRole = (o: SequencerRoleOptions): Effect.Effect<RunningSer
     const sleep = o.sleep ?? ((ms: number): Promise<void> => Runtime.runPromise(runtime)(Effect.sleep(Duration.millis(ms))))
     let lost: LeadershipLost | null = null
     const sb = standby({
+      ...(o.electionRetryMs === undefined ? {} : { electionRetryMs: o.electionRetryMs }),
       log: o.log,
       lease: o.lease,
       holder: o.holder,
