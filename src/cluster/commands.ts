@@ -32,19 +32,47 @@ export interface RemoteCommandsOptions {
   readonly timeoutMs: number
 }
 
+/** A gateway's CommandPort, told when its replica reads a newer term (`termRead`). */
+export interface RemoteCommands extends CommandPort {
+  /**
+   * The replica applied a batch of `term`: requests still waiting on an older term's leader are
+   * answered 503 at once. That leader can append nothing after the new term's marker (the fence),
+   * so no answer is coming; whatever it did append before is in the log, hence "read before retrying".
+   */
+  termRead(term: number): void
+}
+
 /** A gateway's CommandPort: the leader journals, the replica catches up, then the use case goes on. */
-export const remoteCommands = (o: RemoteCommandsOptions): CommandPort => ({
-  submit: async (cmd) => {
-    let payload: string
-    try {
-      payload = await o.bus.request(encodeRequest(cmd), o.timeoutMs, o.term())
-    } catch (err) {
-      if (err instanceof NoLeader) throw notLeader(`no sequencer took the command (${err.message}); if it was a write, read before retrying: it may have been applied`)
-      throw err
+export const remoteCommands = (o: RemoteCommandsOptions): RemoteCommands => {
+  const waiting = new Set<{ readonly term: number; readonly abandon: (err: ApiError) => void }>()
+  return {
+    termRead: (term) => {
+      for (const w of waiting) {
+        if (w.term >= term) continue
+        waiting.delete(w)
+        w.abandon(notLeader(`the leader of term ${w.term} was replaced (term ${term}) before it answered; if it was a write, read before retrying: it may have been applied`))
+      }
+    },
+    submit: async (cmd) => {
+      const term = o.term()
+      let entry: { readonly term: number; readonly abandon: (err: ApiError) => void } | null = null
+      const abandoned = new Promise<never>((_, reject) => {
+        entry = { term, abandon: reject }
+        waiting.add(entry)
+      })
+      let payload: string
+      try {
+        payload = await Promise.race([o.bus.request(encodeRequest(cmd), o.timeoutMs, term), abandoned])
+      } catch (err) {
+        if (err instanceof NoLeader) throw notLeader(`no sequencer took the command (${err.message}); if it was a write, read before retrying: it may have been applied`)
+        throw err
+      } finally {
+        waiting.delete(entry!)
+      }
+      const reply = decodeReply(payload)
+      if (!reply.ok) throw errorOfReply(reply.error)
+      await o.applied(reply.seq)
+      return { result: reply.result, seq: reply.seq }
     }
-    const reply = decodeReply(payload)
-    if (!reply.ok) throw errorOfReply(reply.error)
-    await o.applied(reply.seq)
-    return { result: reply.result, seq: reply.seq }
   }
-})
+}

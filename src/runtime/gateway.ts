@@ -98,7 +98,9 @@ export const gatewayRole = (o: GatewayRoleOptions): Effect.Effect<RunningService
     const logger = yield* LoggerService
     const refuse: JournalSink = { append: () => Promise.reject(new ApiError("internal_error", "a gateway journals nothing: commands go to the leader")) }
     const exchange = new Exchange(nowMs, refuse, monoMs)
-    const follower = new LogFollower(o.log, exchange, 0)
+    // Each newer term read answers the commands still waiting on an older term's leader.
+    let termRead: (term: number) => void = () => {}
+    const follower = new LogFollower(o.log, exchange, 0, ({ batch }) => termRead(batch.term))
     follower.start()
     yield* Effect.addFinalizer(() => Effect.promise(() => follower.stop()))
     // Served only once the replica holds the log as it was at start: no read from before a write the client saw.
@@ -112,6 +114,7 @@ export const gatewayRole = (o: GatewayRoleOptions): Effect.Effect<RunningService
       applied: (seq) =>
         within(follower.waitForSeq(seq), waitMs, () => new ApiError("internal_error", `applied by the leader at seq ${seq}, but this gateway's replica is behind; read again shortly`))
     })
+    termRead = (term) => commands.termRead(term)
     const { chain: _none, ...config } = o.config
     const service = yield* makeService({
       ...config,
