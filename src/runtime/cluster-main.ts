@@ -40,16 +40,18 @@ const clusterSettings = Effect.gen(function* () {
     leaseTtlMs: yield* Config.integer("LEASE_TTL_MS").pipe(Config.withDefault(3_000)),
     // Shared by every process: an operator token and a session cookie good on one are good on all.
     adminToken: Redacted.value(yield* Config.redacted("ADMIN_TOKEN")),
-    sessionSecret: Redacted.value(yield* Config.redacted("SESSION_SECRET")),
+    sessionSecret: Redacted.value(
+      yield* Config.redacted("SESSION_SECRET").pipe(
+        Config.validate({
+          message: "SESSION_SECRET must be at least 32 bytes in hex (64 hex digits), the same on every process of the cluster",
+          validation: (r) => /^(?:[0-9a-f]{2}){32,}$/i.test(Redacted.value(r))
+        })
+      )
+    ),
     verifyWorkers: yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1)),
     commandTimeoutMs: yield* Config.integer("COMMAND_TIMEOUT_MS").pipe(Config.withDefault(5_000))
   }
 })
-
-const secretBytes = (hex: string): Uint8Array => {
-  if (!/^[0-9a-f]{64,}$/i.test(hex)) throw new Error("SESSION_SECRET must be at least 32 bytes in hex (64 hex digits), the same on every process of the cluster")
-  return Buffer.from(hex, "hex")
-}
 
 /** A sequencer for ever: standby, leader, and back to standby (fresh) whenever a leadership ends. */
 const sequencerLoop = (log: ReplicatedLog, lease: Parameters<typeof sequencerRole>[0]["lease"], bus: NatsCommandBus, holder: string, config: ServiceConfig, logger: Logger) =>
@@ -74,10 +76,13 @@ export const clusterProgram = (role: ClusterRole) =>
     const clock = yield* Effect.clock
     const logger = stderrLogger(settings.log, () => clock.unsafeCurrentTimeMillis()) // live-only: a log line's own wall time
     yield* Effect.addFinalizer(() => Console.log(`twinbook ${role} stopped`))
+    // The client waits for a first node for ever (NATS_URL may list nodes still starting): say so.
+    logger.info("connecting to NATS", { servers: c.natsUrl, node: c.nodeName })
     const nc = yield* Effect.acquireRelease(
       Effect.promise(() => connectNats(c.natsUrl, `twinbook-${role}-${c.nodeName}`)),
       (conn) => Effect.promise(() => conn.drain().catch(() => conn.close()))
     )
+    logger.info("connected to NATS", { server: nc.getServer() })
     const log = yield* Effect.promise(() => openJetStreamLog(nc, { replicas: c.replicas }))
     const bus = new NatsCommandBus(nc, COMMAND_SUBJECT)
     const live = yield* Layer.build(
@@ -92,7 +97,7 @@ export const clusterProgram = (role: ClusterRole) =>
     const config: ServiceConfig = {
       host: settings.host,
       port: settings.port,
-      secret: secretBytes(c.sessionSecret),
+      secret: Buffer.from(c.sessionSecret, "hex"),
       config: { ...settings.app, adminToken: c.adminToken },
       ops: settings.ops,
       onStopStep: (waitingFor) => void (stopStep = waitingFor),
