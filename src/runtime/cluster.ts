@@ -160,7 +160,16 @@ export const sequencerRole = (o: SequencerRoleOptions): Effect.Effect<RunningSer
               return memoryCheckpointStore()
             })
           )
-    const service = yield* makeService({ ...c, gate, snapshotIntervalSec: 0, historyFlushMs: 0 }).pipe(Effect.provide(leadingStoreLayer(leading, logger, checkpoint)))
+    if (openCheckpoint !== undefined) {
+      const from = checkpoint.load()
+      logger.info(
+        "chain checkpoint",
+        from === null
+          ? { term, detail: "none yet: the chain guard anchors on the newest credited deposit" }
+          : { term, block_number: Number(from.blockNumber), hash: from.hash, detail: "carried over from the previous leader" }
+      )
+    }
+        const service = yield* makeService({ ...c, gate, snapshotIntervalSec: 0, historyFlushMs: 0 }).pipe(Effect.provide(leadingStoreLayer(leading, logger, checkpoint)))
     const bus = o.bus
     if (bus !== undefined) {
       // Released first at a stop: no gateway's command reaches a leader that is closing.

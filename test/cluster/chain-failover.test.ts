@@ -133,6 +133,10 @@ describe("the chain side in a cluster", () => {
     const sweepSent = a.proxy.killAfterSend(t.info.factory, killed(a.p))
     const transfer = await t.transfer(1, t.info.token, forwarder, DEPOSIT)
     await until("the deposit detected by A", async () => ((await read(g1, `/v1/deposits/all/${alice.user}`))?.total === 1 ? true : null))
+    // The checkpoint A's chain guard vouches for now (read on A's own port: the guard is the leader's).
+    const adminA = await fetch(`${a.p.url}/v1/admin/chain`, { headers: { authorization: `Bearer ${c.adminToken}` } })
+    const checkpointA = ((await adminA.json()) as { checkpoint: { block_number: number; hash: string } | null }).checkpoint
+    expect(checkpointA).not.toBeNull()
     expect(await read(g1, `/v1/balance/${alice.user}`)).toMatchObject({ available: 0 })
     await t.test.mine({ blocks: CONFIRMATIONS - 1 }) // deep enough: A confirms, credits and sweeps
     const sweepTx = await sweepSent
@@ -142,6 +146,9 @@ describe("the chain side in a cluster", () => {
     expect(await onChain(t.info.vault)).toBe(DEPOSIT)
 
     await b.p.waitLog("leading", (l) => l.msg === "leading")
+    // B's guard starts from A's checkpoint (the KV key), not from nothing.
+    const carried = await b.p.waitLog("its chain checkpoint", (l) => l.msg === "chain checkpoint")
+    expect(carried.block_number).toBeGreaterThanOrEqual(checkpointA!.block_number)
     const credited = await until("the deposit credited", async () => {
       const rows = await read(g2, `/v1/deposits/all/${alice.user}`)
       return rows?.deposits?.[0]?.status === "credited" ? rows : null
