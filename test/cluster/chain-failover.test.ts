@@ -82,14 +82,19 @@ const killed = (p: RoleProcess) => async (): Promise<void> => {
 }
 
 describe("the chain side in a cluster", () => {
-  it("refuses the embedded chain in a cluster role, in one line", async () => {
+  it("refuses the embedded chain, and an external one without its contract addresses, in a cluster role, in one line", async () => {
     const c = clusterEnv("nats://127.0.0.1:1")
-    const p = await spawnRole("sequencer", "seq-embedded", c, { CHAIN: "embedded" })
-    procs.push(p)
-    const exit = await p.exited
-    expect(exit.code).toBe(1)
-    expect(p.stderrText.trim()).toBe(
+    const refused = async (name: string, env: Record<string, string>): Promise<string> => {
+      const p = await spawnRole("sequencer", name, c, env)
+      procs.push(p)
+      expect((await p.exited).code).toBe(1)
+      return p.stderrText.trim()
+    }
+    expect(await refused("seq-embedded", { CHAIN: "embedded" })).toBe(
       "twinbook: CHAIN=embedded cannot run in a cluster role: each sequencer would start its own chain. Set CHAIN_RPC_URL (with CHAIN_OPERATOR_KEY and the contract addresses) to one external chain, or CHAIN=off"
+    )
+    expect(await refused("seq-deploying", { CHAIN_RPC_URL: "http://127.0.0.1:1", CHAIN_OPERATOR_KEY: ANVIL_KEYS[0]! })).toBe(
+      "twinbook: CHAIN_RPC_URL in a cluster role needs CHAIN_TOKEN_ADDRESS, CHAIN_VAULT_ADDRESS and CHAIN_FACTORY_ADDRESS: every sequencer must use the same deployed contracts (none are deployed at start-up)"
     )
   }, 120_000)
 
