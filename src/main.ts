@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto"
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Console, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { demoCatalog } from "../fixtures/catalog.ts"
 import { ChainService } from "./chain/chain.ts"
 import { liveChainConfigFromEnv, makeLiveChain } from "./chain/live.ts"
@@ -18,7 +18,7 @@ import { ensureBuilt } from "../web/build.ts"
 import { startWebServer } from "../web/server.ts"
 import { describeRecovery } from "./store/durable.ts"
 import { clusterProgram } from "./runtime/cluster-main.ts"
-import { armStopDeadline, commonSettings, stderrLogger } from "./runtime/settings.ts"
+import { armStopDeadline, chainMode as settingsChainMode, chainSideSettings, commonSettings, stderrLogger } from "./runtime/settings.ts"
 import { DATA_DIR_IN_USE_EXIT, dataDirLock } from "./store/data-dir-lock.ts"
 
 /**
@@ -52,13 +52,8 @@ const program = Effect.gen(function* () {
   const devCredit = settings.app.devCredit
   const verifyWorkers = yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1))
   const snapshotIntervalSec = yield* Config.integer("SNAPSHOT_INTERVAL_SEC").pipe(Config.withDefault(300))
-  const chainMode = yield* Config.literal("embedded", "off")("CHAIN").pipe(Config.withDefault("embedded" as const))
-  const depositPort = yield* Config.integer("DEPOSIT_PORT").pipe(Config.withDefault(8081))
-  const confirmations = yield* Config.integer("DEPOSIT_CONFIRMATIONS").pipe(Config.withDefault(0))
-  const chainPollMs = yield* Config.integer("CHAIN_POLL_MS").pipe(Config.withDefault(1000))
-  const chainHeadPollMs = yield* Config.integer("CHAIN_HEAD_POLL_MS").pipe(Config.withDefault(100))
-  const minUsdgMicro = yield* Config.integer("DEPOSIT_MIN_MICRO").pipe(Config.withDefault(1_000_000))
-  const maxPerTxMicro = yield* Config.integer("DEPOSIT_MAX_PER_TX_MICRO").pipe(Config.withDefault(100_000_000))
+  const chainMode = yield* settingsChainMode.pipe(Config.withDefault("embedded" as const))
+  const chainSide = yield* chainSideSettings(host, settings.app.corsOrigins)
   const webPort = yield* Config.integer("WEB_PORT").pipe(Config.withDefault(3000))
   // WEB=false runs the service without the web app (tests that restart the process many times).
   const webEnabled = yield* Config.boolean("WEB").pipe(Config.withDefault(true))
@@ -112,18 +107,7 @@ const program = Effect.gen(function* () {
     snapshotIntervalSec,
     ...(chain === null
       ? {}
-      : {
-          chain: {
-            host,
-            depositPort,
-            confirmations,
-            pollMs: chainPollMs,
-            headPollMs: chainHeadPollMs,
-            minUsdgMicro,
-            maxPerTxMicro,
-            corsOrigins: settings.app.corsOrigins
-          }
-        }),
+      : { chain: chainSide }),
     faucet,
     config: { ...settings.app, adminToken },
     ops: settings.ops
@@ -198,8 +182,10 @@ process.on("SIGXFSZ", () => {})
 const role = Config.literal("single", "sequencer", "gateway")("ROLE").pipe(Config.withDefault("single" as const))
 
 NodeRuntime.runMain(
-  Effect.scoped(Effect.flatMap(role, (r) => (r === "single" ? program : clusterProgram(r)))).pipe(
+  Effect.scoped(Effect.flatMap(role, (r): Effect.Effect<never, Effect.Effect.Error<typeof program> | Effect.Effect.Error<ReturnType<typeof clusterProgram>>, Scope.Scope> => (r === "single" ? program : clusterProgram(r)))).pipe(
     // Another service holds DATA_DIR: one line naming it and its PID, and a distinct exit code.
-    Effect.catchTag("DataDirInUse", (e) => Console.error(`twinbook: ${e.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(DATA_DIR_IN_USE_EXIT)))))
+    Effect.catchTag("DataDirInUse", (e) => Console.error(`twinbook: ${e.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(DATA_DIR_IN_USE_EXIT))))),
+    // A cluster role that cannot start as configured (an embedded chain, say): its one line.
+    Effect.catchTag("ClusterStartRefused", (e) => Console.error(`twinbook: ${e.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(1)))))
   )
 )

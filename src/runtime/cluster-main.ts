@@ -4,9 +4,12 @@
 // whose leadership ends goes back to being a standby in the same process: its exchange may hold
 // commands the log does not, so it is dropped and a fresh one follows the log from the start.
 import { hostname } from "node:os"
-import { Config, Console, Deferred, Effect, Layer, Redacted } from "effect"
+import { Config, Console, Data, Deferred, Effect, Layer, Option, Redacted } from "effect"
 import { demoCatalog } from "../../fixtures/catalog.ts"
+import { ChainService } from "../chain/chain.ts"
+import { liveChainConfigFromEnv, makeLiveChain } from "../chain/live.ts"
 import { NatsCommandBus } from "../cluster/command-bus.ts"
+import { type ChainCheckpoints, openJetStreamCheckpoints } from "../cluster/jetstream-checkpoint.ts"
 import { openJetStreamLease } from "../cluster/jetstream-lease.ts"
 import { openJetStreamLog } from "../cluster/jetstream-log.ts"
 import type { LeadershipLost } from "../cluster/log-journal.ts"
@@ -18,7 +21,7 @@ import { sequencerRole } from "./cluster.ts"
 import { gatewayRole } from "./gateway.ts"
 import { inlineVerifierLayer, liveMonoClockLayer, loggerLayer, nodeTransportLayer, wallClockLayer, workerVerifierLayer } from "./services.ts"
 import { liveMonoClock } from "../time/clock.ts"
-import { armStopDeadline, commonSettings, stderrLogger } from "./settings.ts"
+import { armStopDeadline, chainMode, chainSideSettings, commonSettings, stderrLogger } from "./settings.ts"
 
 /**
  * How often a standby asks for the lease: a KV create, cheap for NATS; asked often, the standby
@@ -53,14 +56,59 @@ const clusterSettings = Effect.gen(function* () {
   }
 })
 
+/** A cluster role refused at start, with the one line that says why (src/main.ts prints it). */
+export class ClusterStartRefused extends Data.TaggedError("ClusterStartRefused")<{ readonly message: string }> {}
+
+/**
+ * The chain a cluster uses: an external one only (docs/cluster.md "The chain side"). An embedded
+ * Anvil would be each sequencer's own chain, and contracts deployed at start-up each sequencer's
+ * own contracts: both refused. None unless CHAIN_RPC_URL is set (or with CHAIN=off).
+ */
+export const clusterChainConfig = Effect.gen(function* () {
+  const mode = yield* Config.option(chainMode)
+  const chain = yield* liveChainConfigFromEnv
+  if (Option.getOrNull(mode) === "off") return null
+  if (chain.rpcUrl === undefined) {
+    if (Option.isNone(mode)) return null
+    return yield* new ClusterStartRefused({
+      message: "CHAIN=embedded cannot run in a cluster role: each sequencer would start its own chain. Set CHAIN_RPC_URL (with CHAIN_OPERATOR_KEY and the contract addresses) to one external chain, or CHAIN=off"
+    })
+  }
+  if (chain.info === undefined) {
+    return yield* new ClusterStartRefused({
+      message: "CHAIN_RPC_URL in a cluster role needs CHAIN_TOKEN_ADDRESS, CHAIN_VAULT_ADDRESS and CHAIN_FACTORY_ADDRESS: every sequencer must use the same deployed contracts (none are deployed at start-up)"
+    })
+  }
+  return chain
+})
+
 /** A sequencer for ever: standby, leader, and back to standby (fresh) whenever a leadership ends. */
-const sequencerLoop = (log: ReplicatedLog, lease: Parameters<typeof sequencerRole>[0]["lease"], bus: NatsCommandBus, holder: string, config: ServiceConfig, logger: Logger) =>
+const sequencerLoop = (
+  log: ReplicatedLog,
+  lease: Parameters<typeof sequencerRole>[0]["lease"],
+  bus: NatsCommandBus,
+  holder: string,
+  config: ServiceConfig,
+  logger: Logger,
+  checkpoints: ChainCheckpoints | null
+) =>
   Effect.forever(
     Effect.scoped(
       Effect.gen(function* () {
         const lost = yield* Deferred.make<LeadershipLost>()
-        const service = yield* sequencerRole({ log, lease, bus, holder, config, electionRetryMs: ELECTION_RETRY_MS, onLost: (err) => Deferred.unsafeDone(lost, Effect.succeed(err)) })
+        const service = yield* sequencerRole({
+          log,
+          lease,
+          bus,
+          holder,
+          config,
+          electionRetryMs: ELECTION_RETRY_MS,
+          ...(checkpoints === null ? {} : { checkpoint: (term, name) => checkpoints.forTerm(term, name) }),
+          onLost: (err) => Deferred.unsafeDone(lost, Effect.succeed(err))
+        })
         yield* Console.log(`twinbook leader    ${service.http.url}/v1/markets  (holder ${holder})`)
+        const deposit = service.chainServices?.deposit
+        if (deposit !== undefined) yield* Console.log(`deposit service    ${deposit.url}/v1/deposit/native-address/{0x…}`)
         const err = yield* Deferred.await(lost)
         logger.warn("back to standby", { term: err.term, reason: err.reason, detail: "this process's exchange is dropped; a fresh one follows the log" })
       })
@@ -71,6 +119,8 @@ export const clusterProgram = (role: ClusterRole) =>
   Effect.gen(function* () {
     const settings = yield* commonSettings
     const c = yield* clusterSettings
+    // Checked before anything starts: a refused chain is one line and an exit.
+    const chainConfig = yield* clusterChainConfig
     let stopStep: () => string = () => `the ${role} to stop`
     armStopDeadline(settings.drainTimeoutSec, () => stopStep())
     const clock = yield* Effect.clock
@@ -112,5 +162,15 @@ export const clusterProgram = (role: ClusterRole) =>
       return yield* Effect.never
     }
     const lease = yield* Effect.promise(() => openJetStreamLease(nc, liveMonoClock.monoMs, { ttlMs: c.leaseTtlMs, replicas: c.replicas }))
-    return yield* sequencerLoop(log, lease, bus, c.nodeName, config, logger).pipe(Effect.provide(live))
+    if (chainConfig === null) return yield* sequencerLoop(log, lease, bus, c.nodeName, config, logger, null).pipe(Effect.provide(live))
+    // The chain side runs only on the leader (inside makeService): connected here once, checked
+    // against the configured contracts; the workers and the deposit port start when this process leads.
+    const chain = yield* makeLiveChain(chainConfig)
+    const checkpoints = yield* Effect.promise(() => openJetStreamCheckpoints(nc, { replicas: c.replicas }))
+    const chainSide = yield* chainSideSettings(settings.host, settings.app.corsOrigins)
+    yield* Console.log(`deposit chain      ${chain.rpcUrl} (chain ${chain.info.chainId}; USDG ${chain.info.token}; vault ${chain.info.vault}; runs on the leader)`)
+    return yield* sequencerLoop(log, lease, bus, c.nodeName, { ...config, chain: chainSide }, logger, checkpoints).pipe(
+      Effect.provide(live),
+      Effect.provideService(ChainService, chain)
+    )
   })

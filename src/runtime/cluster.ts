@@ -12,7 +12,7 @@ import { Duration, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import type { App } from "../api/app.ts"
 import { errorResponse, json } from "../api/http.ts"
 import { ApiError } from "../domain/errors.ts"
-import { memoryCheckpointStore } from "../chain/guard.ts"
+import { type CheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
 import type { LeadershipLost } from "../cluster/log-journal.ts"
 import type { CommandBus } from "../cluster/command-bus.ts"
 import { serveCommands } from "../cluster/commands.ts"
@@ -45,6 +45,12 @@ export interface SequencerRoleOptions {
   readonly sleep?: (ms: number) => Promise<void>
   /** Runs the leader's journal writer after the current turn (setImmediate when absent; the scheduler in the simulator). */
   readonly defer?: (run: () => void) => void
+  /**
+   * The chain guard's checkpoint for one leadership (live: a JetStream KV key shared by every
+   * sequencer, src/cluster/jetstream-checkpoint.ts), opened once leading, before the chain side
+   * starts. In memory when absent (the guard then re-anchors on the newest credited deposit).
+   */
+  readonly checkpoint?: (term: number, holder: string) => Promise<CheckpointStore>
 }
 
 /** Routes a sequencer always answers itself, leader or not (health, readiness, metrics). */
@@ -66,7 +72,7 @@ const standbyApp =
   }
 
 /** The store of a leading sequencer: its exchange and log journal; closing it hands the lease over. */
-const leadingStoreLayer = (leading: Leading, logger: Logger): Layer.Layer<StoreService> =>
+const leadingStoreLayer = (leading: Leading, logger: Logger, checkpoint: CheckpointStore): Layer.Layer<StoreService> =>
   Layer.succeed(StoreService, {
     dataDir: null,
     open: () =>
@@ -86,7 +92,7 @@ const leadingStoreLayer = (leading: Leading, logger: Logger): Layer.Layer<StoreS
             history: () => null,
             historyStartup: null,
             dataDir: undefined,
-            checkpoint: memoryCheckpointStore(),
+            checkpoint,
             flushHistory: () => Promise.resolve()
           }
         }),
@@ -144,7 +150,29 @@ export const sequencerRole = (o: SequencerRoleOptions): Effect.Effect<RunningSer
     yield* Scope.close(standbyScope, Exit.void)
     const leads = (): boolean => lost === null && leading.keeper.valid()
     const gate = (route: string) => (OPS_ROUTES.has(route) || leads() ? null : notLeader("this sequencer lost its leadership"))
-    const service = yield* makeService({ ...c, gate, snapshotIntervalSec: 0, historyFlushMs: 0 }).pipe(Effect.provide(leadingStoreLayer(leading, logger)))
+    const term = leading.leadership.lease.term
+    const openCheckpoint = o.checkpoint
+    // A key that cannot be read (NATS away at the takeover, a malformed value) is logged; the guard
+    // then starts from memory and re-anchors on the newest credited deposit, as before the KV key.
+    const checkpoint =
+      openCheckpoint === undefined
+        ? memoryCheckpointStore()
+        : yield* Effect.promise(() =>
+            openCheckpoint(term, o.holder).catch((err: unknown) => {
+              logger.error("chain checkpoint unreadable", { term, detail: err instanceof Error ? err.message : String(err), action: "the chain guard re-anchors on the newest credited deposit" })
+              return memoryCheckpointStore()
+            })
+          )
+    if (openCheckpoint !== undefined) {
+      const from = checkpoint.load()
+      logger.info(
+        "chain checkpoint",
+        from === null
+          ? { term, detail: "none yet: the chain guard anchors on the newest credited deposit" }
+          : { term, block_number: Number(from.blockNumber), hash: from.hash, detail: "carried over from the previous leader" }
+      )
+    }
+        const service = yield* makeService({ ...c, gate, snapshotIntervalSec: 0, historyFlushMs: 0 }).pipe(Effect.provide(leadingStoreLayer(leading, logger, checkpoint)))
     const bus = o.bus
     if (bus !== undefined) {
       // Released first at a stop: no gateway's command reaches a leader that is closing.

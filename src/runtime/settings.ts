@@ -93,3 +93,21 @@ export const armStopDeadline = (timeoutSec: number, waitingFor: () => string): v
   process.once("SIGTERM", arm)
   process.once("SIGINT", arm)
 }
+
+/** The chain side's settings (README "Configuration"), the same in the single process and on a cluster's leader. */
+export const chainSideSettings = (host: string, corsOrigins: ReadonlySet<string>) =>
+  Effect.gen(function* () {
+    return {
+      host,
+      depositPort: yield* int("DEPOSIT_PORT", 8081),
+      confirmations: yield* int("DEPOSIT_CONFIRMATIONS", 0),
+      pollMs: yield* int("CHAIN_POLL_MS", 1000),
+      headPollMs: yield* int("CHAIN_HEAD_POLL_MS", 100),
+      minUsdgMicro: yield* int("DEPOSIT_MIN_MICRO", 1_000_000),
+      maxPerTxMicro: yield* int("DEPOSIT_MAX_PER_TX_MICRO", 100_000_000),
+      corsOrigins
+    }
+  })
+
+/** CHAIN: `embedded` (default; with CHAIN_RPC_URL, that external chain) or `off`. */
+export const chainMode = Config.literal("embedded", "off")("CHAIN")
