@@ -19,8 +19,8 @@ import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { openJetStreamLog } from "../../src/cluster/jetstream-log.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
-import { type ClusterEnv, clusterEnv, freePort, holdersByTerm, readWholeLog, replay, type RoleProcess, spawnRole, stopRole } from "../support/cluster-procs.ts"
-import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
+import { type ClusterEnv, clusterEnv, holdersByTerm, readWholeLog, replay, type RoleProcess, spawnRole, stopRole } from "../support/cluster-procs.ts"
+import { freePort, type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
 import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy.ts"
 
 const MINTED = 100_000_000n
