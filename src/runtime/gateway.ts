@@ -36,7 +36,7 @@ export interface GatewayRoleOptions {
    * not_leader, told to read before retrying).
    */
   readonly commandTimeoutMs?: number
-  /** How long a request may wait for the replica to reach its `x-twinbook-min-seq`, or a command's own (default 5 s). */
+  /** How long a request may wait for the replica to reach its `x-twinbook-min-seq`, or a command's own (default 20 s). */
   readonly replicaWaitMs?: number
 }
 
@@ -106,7 +106,9 @@ export const gatewayRole = (o: GatewayRoleOptions): Effect.Effect<RunningService
     // Served only once the replica holds the log as it was at start: no read from before a write the client saw.
     yield* Effect.promise(async () => follower.waitFor(await o.log.lastPosition()))
     logger.info("replica caught up", { position: follower.position, seq: exchange.lastSeq })
-    const waitMs = o.replicaWaitMs ?? 5_000
+    // Long enough to ride out the replica's own recovery when the NATS node its reader sat on dies
+    // (a new consumer on a live node, maybe after a meta-leader election): seen taking over 5 s.
+    const waitMs = o.replicaWaitMs ?? 20_000
     const commands = remoteCommands({
       bus: o.bus,
       term: () => follower.term,

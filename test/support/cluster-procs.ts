@@ -71,7 +71,14 @@ export const spawnRole = async (role: "sequencer" | "gateway", name: string, c: 
   const wake = (): void => {
     for (const w of waiters.splice(0)) w()
   }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
+  // 'close', not 'exit': the process may exit before its last lines are read from the pipes.
+  let closed = false
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code, signal) => {
+      closed = true
+      resolve({ code, signal })
+    })
+  )
   void exited.then(wake)
   const p: RoleProcess = {
     name,
@@ -116,10 +123,10 @@ export const spawnRole = async (role: "sequencer" | "gateway", name: string, c: 
         if (v !== null) {
           clearTimeout(timer)
           resolve(v)
-        } else if (child.exitCode !== null || child.signalCode !== null) {
+        } else if (closed) {
           // Exited: nothing more will come (unless the line is already there, checked above).
           clearTimeout(timer)
-          reject(new Error(`${what}: the process exited (${child.exitCode ?? child.signalCode})\n--- stdout\n${stdout.join("\n")}\n--- stderr\n${p.stderrText}`))
+          reject(new Error(`${what}: the process exited (${child.exitCode ?? child.signalCode})\n--- stdout\n${stdout.join("\n")}\n--- last logs\n${logs.slice(-12).map((l) => JSON.stringify(l)).join("\n")}\n--- stderr\n${p.stderrText}`))
         } else waiters.push(check)
       }
       check()
