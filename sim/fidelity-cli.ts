@@ -68,6 +68,26 @@ const pool = async (args: Args, jobs: FidelityJob[], onResult: (job: FidelityJob
 const fmtRatio = (x: number | null): string => (x === null ? "-" : Number.isFinite(x) ? x.toFixed(2) : "inf")
 const usdc = (micro: number): string => (micro / 1e6).toFixed(2)
 
+const share = (x: { in_band: number; rated: number; excluded_zero_zero: number }): string =>
+  `${x.in_band}/${x.rated}${x.excluded_zero_zero > 0 ? ` (${x.excluded_zero_zero} at 0/0 left out)` : ""}`
+const signed = (x: number | null): string => (x === null ? "-" : `${x > 0 ? "+" : ""}${x.toFixed(2)}`)
+
+/** The headline model's per-run figures (sim/fidelity-figures.ts), under the medians. */
+const perRunLines = (s: FidelitySummary): string[] => {
+  const b = s.per_run_in_band.counts
+  const p = s.pooled_ratio
+  const e = s.pnl_error_usdc
+  const g = s.sign_agreement
+  const [lo, hi] = s.per_run_in_band.band
+  return [
+    "per bot-run (headline model):",
+    `  ratio in ${lo}–${hi}: fills ${share(b.fills)} runs, contracts ${share(b.filled_contracts)} runs`,
+    `  pooled Σ backtest ÷ Σ realised: fills ${fmtRatio(p.fills)}, contracts ${fmtRatio(p.filled_contracts)}, rewards ${fmtRatio(p.rewards)}, trading PnL ${fmtRatio(p.trading_pnl)} (${s.pooled_sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${s.pooled_sums.realised.trading_pnl_usdc.toFixed(2)} USDC realised)`,
+    `  PnL error backtest − realised (USDC): q10 ${signed(e.q10)}, q50 ${signed(e.q50)}, q90 ${signed(e.q90)} (min ${signed(e.min)}, max ${signed(e.max)})`,
+    `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}`
+  ]
+}
+
 const table = (s: FidelitySummary): string => {
   const lines: string[] = []
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
@@ -93,6 +113,7 @@ const table = (s: FidelitySummary): string => {
     const r = s.replay
     lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
   }
+  lines.push(...perRunLines(s), "")
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
   lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)

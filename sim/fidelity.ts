@@ -15,6 +15,7 @@ import { type BacktestConfig, DEFAULT_CONFIG, type LatencySpec, type QueueModelN
 import type { Dataset } from "./backtest/dataset.ts"
 import { loadTape } from "./backtest/load.ts"
 import { runBacktest } from "./backtest/runner.ts"
+import { type PerRunFigures, perRunFigures } from "./fidelity-figures.ts"
 import { Rng } from "./random.ts"
 import { agentNames, runScenario } from "./run.ts"
 import type { Scenario } from "./scenario.ts"
@@ -259,7 +260,8 @@ const median = (xs: ReadonlyArray<number>): number | null => {
 
 const ratio = (b: number, r: number): number => (r === 0 ? (b === 0 ? 1 : Number.POSITIVE_INFINITY) : b / r)
 
-export interface FidelitySummary {
+/** The summary: medians, and the headline model's per-run figures (sim/fidelity-figures.ts). */
+export interface FidelitySummary extends PerRunFigures {
   readonly scenario: string
   readonly seeds: ReadonlyArray<number>
   /** Book snapshots of the counterfactual tapes: every this many seconds, 0 = at every change. */
@@ -299,6 +301,7 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
     scenario, seeds, snapshot_interval_sec: snapshotSec, headline: HEADLINE,
     median_ratio: { fills: h?.fills ?? null, filled_contracts: h?.filled_contracts ?? null, rewards: h?.rewards ?? null },
     median_pnl_diff_usdc: h?.pnl_diff_usdc ?? null,
+    ...perRunFigures(runs.map((r) => ({ realised: r.realised, backtest: pick(r, HEADLINE.queue, HEADLINE.latency) }))),
     by_model: by,
     replay,
     target: { ratio: [0.8, 1.25], pnl_diff_usdc: 10 },

@@ -1,0 +1,155 @@
+// Per-run figures of the fidelity benchmark (docs/backtesting.md "Fidelity", "Per-run figures"):
+// a median can look right while half the bot-runs are far off, and a quant backtests one
+// strategy on one market, so these say how often a single run is right and what the runs add up to.
+import type { Side } from "./fidelity.ts"
+
+/** One bot-run as the figures see it: the realised side against one backtest of it. */
+export interface RunPair {
+  readonly realised: Side
+  readonly backtest: Side
+}
+
+export interface BandCount {
+  /** Runs whose ratio lies in the band, ends included. */
+  readonly in_band: number
+  /** Runs with a ratio: every run but the 0/0 ones. */
+  readonly rated: number
+  /** Runs where both sides are 0: no ratio, counted neither in nor out. */
+  readonly excluded_zero_zero: number
+}
+
+export interface PerRunInBand {
+  readonly band: readonly [number, number]
+  /** in_band ÷ rated (null when no run is rated). */
+  readonly fills: number | null
+  readonly filled_contracts: number | null
+  readonly counts: { readonly fills: BandCount; readonly filled_contracts: BandCount }
+}
+
+export interface PooledRatio {
+  /** Σ backtest ÷ Σ realised over the bot-runs; null when Σ realised is 0. */
+  readonly fills: number | null
+  readonly filled_contracts: number | null
+  readonly rewards: number | null
+  /** Also when the sums are losses: 0.5 means the backtest shows half the realised loss; negative means the sums differ in sign. */
+  readonly trading_pnl: number | null
+}
+
+export interface PooledSums {
+  readonly realised: PooledSide
+  readonly backtest: PooledSide
+  /** Σ backtest − Σ realised trading PnL: defined even when the ratio is not. */
+  readonly trading_pnl_diff_usdc: number
+}
+
+export interface PooledSide {
+  readonly fills: number
+  readonly filled_contracts: number
+  readonly rewards_usdc: number
+  readonly trading_pnl_usdc: number
+}
+
+export interface PnlErrorQuantiles {
+  /** Backtest − realised trading PnL per bot-run, USDC; quantiles by linear interpolation between order statistics (Hyndman–Fan type 7). */
+  readonly q10: number | null
+  readonly q50: number | null
+  readonly q90: number | null
+  readonly min: number | null
+  readonly max: number | null
+  readonly runs: number
+}
+
+export interface SignAgreement {
+  /** agree ÷ rated (null when no run is rated). */
+  readonly share: number | null
+  /** Runs whose backtest and realised trading PnL are both > 0 or both < 0. */
+  readonly agree: number
+  /** Runs where at least one side is non-zero. */
+  readonly rated: number
+  /** Runs where both sides are exactly 0 micro: not rated (nothing to agree on). */
+  readonly excluded_both_zero: number
+}
+
+export interface PerRunFigures {
+  readonly per_run_in_band: PerRunInBand
+  readonly pooled_ratio: PooledRatio
+  readonly pooled_sums: PooledSums
+  readonly pnl_error_usdc: PnlErrorQuantiles
+  readonly sign_agreement: SignAgreement
+}
+
+/** The band a per-run ratio must lie in (the target's; 4/5 and 5/4, so it is tested exactly in integers). */
+export const BAND: readonly [number, number] = [0.8, 1.25]
+
+/**
+ * Counts runs whose backtest ÷ realised lies in [0.8, 1.25]. Decided in integers
+ * (4·realised ≤ 5·backtest and 4·backtest ≤ 5·realised) so a ratio exactly on an end is in.
+ * Realised 0 with backtest > 0 is an infinite ratio: rated, out of band. 0/0 is not rated.
+ */
+export const bandCount = (pairs: ReadonlyArray<{ backtest: number; realised: number }>): BandCount => {
+  let inBand = 0
+  let zeroZero = 0
+  for (const { backtest: b, realised: r } of pairs) {
+    if (b === 0 && r === 0) zeroZero++
+    else if (r > 0 && 4 * r <= 5 * b && 4 * b <= 5 * r) inBand++
+  }
+  return { in_band: inBand, rated: pairs.length - zeroZero, excluded_zero_zero: zeroZero }
+}
+
+const share = (n: number, of: number): number | null => (of === 0 ? null : n / of)
+const pooled = (b: number, r: number): number | null => (r === 0 ? null : b / r)
+
+/** The q-quantile of sorted xs by linear interpolation between order statistics (Hyndman–Fan type 7, numpy's and R's default): q50 is the median. */
+export const quantile = (sorted: ReadonlyArray<number>, q: number): number | null => {
+  if (sorted.length === 0) return null
+  const h = (sorted.length - 1) * q
+  const lo = Math.floor(h)
+  const hi = Math.min(lo + 1, sorted.length - 1)
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!)
+}
+
+export const signAgreement = (pairs: ReadonlyArray<{ backtest: number; realised: number }>): SignAgreement => {
+  let agree = 0
+  let bothZero = 0
+  for (const { backtest: b, realised: r } of pairs) {
+    if (b === 0 && r === 0) bothZero++
+    else if (Math.sign(b) === Math.sign(r)) agree++
+  }
+  const rated = pairs.length - bothZero
+  return { share: share(agree, rated), agree, rated, excluded_both_zero: bothZero }
+}
+
+/** The per-run figures over bot-runs, each run's realised side against one model's backtest. */
+export const perRunFigures = (runs: ReadonlyArray<RunPair>): PerRunFigures => {
+  const fills = bandCount(runs.map((p) => ({ backtest: p.backtest.fills, realised: p.realised.fills })))
+  const contracts = bandCount(runs.map((p) => ({ backtest: p.backtest.filledContracts, realised: p.realised.filledContracts })))
+  const sum = (side: "realised" | "backtest", k: keyof Side): number => runs.reduce((s, p) => s + p[side][k], 0)
+  const sideSums = (side: "realised" | "backtest"): PooledSide => ({
+    fills: sum(side, "fills"), filled_contracts: sum(side, "filledContracts"),
+    rewards_usdc: sum(side, "rewardsMicro") / 1e6, trading_pnl_usdc: sum(side, "tradingPnlMicro") / 1e6
+  })
+  const errors = runs.map((p) => (p.backtest.tradingPnlMicro - p.realised.tradingPnlMicro) / 1e6).sort((a, b) => a - b)
+  return {
+    per_run_in_band: {
+      band: BAND,
+      fills: share(fills.in_band, fills.rated),
+      filled_contracts: share(contracts.in_band, contracts.rated),
+      counts: { fills, filled_contracts: contracts }
+    },
+    pooled_ratio: {
+      fills: pooled(sum("backtest", "fills"), sum("realised", "fills")),
+      filled_contracts: pooled(sum("backtest", "filledContracts"), sum("realised", "filledContracts")),
+      rewards: pooled(sum("backtest", "rewardsMicro"), sum("realised", "rewardsMicro")),
+      trading_pnl: pooled(sum("backtest", "tradingPnlMicro"), sum("realised", "tradingPnlMicro"))
+    },
+    pooled_sums: {
+      realised: sideSums("realised"), backtest: sideSums("backtest"),
+      trading_pnl_diff_usdc: (sum("backtest", "tradingPnlMicro") - sum("realised", "tradingPnlMicro")) / 1e6
+    },
+    pnl_error_usdc: {
+      q10: quantile(errors, 0.1), q50: quantile(errors, 0.5), q90: quantile(errors, 0.9),
+      min: errors[0] ?? null, max: errors.at(-1) ?? null, runs: errors.length
+    },
+    sign_agreement: signAgreement(runs.map((p) => ({ backtest: p.backtest.tradingPnlMicro, realised: p.realised.tradingPnlMicro })))
+  }
+}
