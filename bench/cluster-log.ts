@@ -18,7 +18,7 @@ import type { LogBatch } from "../src/cluster/ports.ts"
 import { openJournal } from "../src/store/file-journal.ts"
 import { batchOf, framesOf } from "../test/support/log-batches.ts"
 import { startNatsCluster } from "../test/support/nats-cluster.ts"
-import { numberFlag, percentile, round, type Suite } from "./lib.ts"
+import { numberFlag, round, type Suite, timeEach } from "./lib.ts"
 
 const SIZES = [1, 64, 1_024] as const
 
@@ -27,17 +27,7 @@ interface Latencies {
   readonly p99Ms: number
 }
 
-/** Times `once` for each of `count` rounds, sequentially. */
-const time = async (count: number, once: (i: number) => Promise<void>): Promise<Latencies> => {
-  const samples = new Float64Array(count)
-  for (let i = 0; i < count; i++) {
-    const t0 = performance.now()
-    await once(i)
-    samples[i] = performance.now() - t0
-  }
-  samples.sort()
-  return { p50Ms: round(percentile(samples, 50), 2), p99Ms: round(percentile(samples, 99), 2) }
-}
+const time = timeEach
 
 const batches = (records: number, count: number): LogBatch[] => Array.from({ length: count }, (_, i) => batchOf(1, "bench", 1 + i * records, records))
 

@@ -20,7 +20,7 @@ import { demoCatalog } from "../fixtures/catalog.ts"
 import { loopbackTransport, startChildServer } from "../test/support/child-server.ts"
 import { clusterEnv, type ClusterEnv, type RoleProcess, spawnRole, stopRole } from "../test/support/cluster-procs.ts"
 import { startNatsCluster } from "../test/support/nats-cluster.ts"
-import { numberFlag, percentile, round, type Suite } from "./lib.ts"
+import { numberFlag, percentile, round, type Suite, timeEach } from "./lib.ts"
 
 const MARKET = demoCatalog()[0]!.slug
 const TICKS_PER_SEC = 100 // USER_HZ on Linux
@@ -53,17 +53,11 @@ let priceStep = 0
 const order = (c: ApiClient) => c.placeOrder({ market_id: MARKET, side: "buy", outcome: "yes", price: 1000 + (priceStep++ % 300) * 10, size: 1 })
 
 /** Sequential orders from `clients` in turn; latency of each acknowledgement. */
-const latencies = async (clients: ApiClient[], count: number): Promise<{ p50Ms: number; p99Ms: number }> => {
-  const samples = new Float64Array(count)
-  for (let i = 0; i < count; i++) {
-    const t0 = performance.now()
+const latencies = (clients: ApiClient[], count: number) =>
+  timeEach(count, async (i) => {
     const res = await order(clients[i % clients.length]!)
-    samples[i] = performance.now() - t0
     if (res.status !== 200) throw new Error(`order: ${res.status} ${JSON.stringify(res.body)}`)
-  }
-  samples.sort()
-  return { p50Ms: round(percentile(samples, 50), 2), p99Ms: round(percentile(samples, 99), 2) }
-}
+  })
 
 const singleProcessLatency = async (count: number, perUser: number) => {
   const dir = mkdtempSync(join(tmpdir(), "twinbook-bench-single-"))

@@ -148,3 +148,15 @@ export const formatTable = (results: ReadonlyArray<BenchResult>): string => {
   const rule = widths.map((w) => "-".repeat(w)).join("  ")
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join("\n")
 }
+
+/** Times `once` for each of `count` rounds, one after another: p50 and p99 in ms. */
+export const timeEach = async (count: number, once: (i: number) => Promise<void>): Promise<{ p50Ms: number; p99Ms: number }> => {
+  const samples = new Float64Array(count)
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now()
+    await once(i)
+    samples[i] = performance.now() - t0
+  }
+  samples.sort()
+  return { p50Ms: round(percentile(samples, 50), 2), p99Ms: round(percentile(samples, 99), 2) }
+}
