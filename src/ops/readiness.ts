@@ -79,6 +79,8 @@ const journalCheck = async (o: ReadinessOptions): Promise<Check> => {
 
 const historyCheck = (o: ReadinessOptions): Check => {
   if (o.journal === null) return { ok: true, detail: "in memory (no DATA_DIR)" }
+  // A journal without DATA_DIR is the cluster's replicated log: no history store is kept there.
+  if (o.dataDir === undefined) return { ok: true, detail: "none (cluster mode: the replicated log is the journal, docs/cluster.md)" }
   const failing = o.storageHealth?.failure("history") ?? null
   if (failing === null) return { ok: true, detail: "writing" }
   const code = /^E[A-Z0-9]+$/.test(failing.code) ? failing.code : "write error"

@@ -82,6 +82,10 @@ describe("the sequencer role on in-memory ports", () => {
       acked.push((res.body as { order_id: number }).order_id)
     }
 
+    // The leader is ready, and says it keeps no history store (the log is the journal).
+    const ready = await fetch(`${a.http.url}/v1/ready`)
+    expect(ready.status).toBe(200)
+    expect(((await ready.json()) as { checks: { history: { detail: string } } }).checks.history.detail).toContain("cluster mode")
     // The standby: alive, not ready, and not the leader, with advice; its exchange is the leader's, hot.
     expect((await fetch(`${standbyUrl}/v1/health`)).status).toBe(200)
     expect((await fetch(`${standbyUrl}/v1/ready`)).status).toBe(503)
