@@ -4,7 +4,7 @@
 // the leader, SIGSTOP past its lease then SIGCONT, SIGKILL of a NATS node, SIGKILL of a gateway.
 // Every test ends with the log read back: one holder per term, and a full replay of the log equal
 // to the leader's own state (its hash, logged when it releases the lease at a clean stop).
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, onTestFailed } from "vitest"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { openJetStreamLog } from "../../src/cluster/jetstream-log.ts"
@@ -222,18 +222,26 @@ describe("the cluster on real processes", () => {
   }, 240_000)
 
   it("a NATS node SIGKILLed: trading goes on with a quorum of two, nothing acknowledged is lost, and the node rejoins", async () => {
+    let phase = "starting"
+    onTestFailed(() => console.error(`NATS-node test stopped while ${phase}`))
     const { c, b, g1, g2, a } = await startCluster()
     const ts = await traders(c, [g1, g2], 4)
     const l = load(ts, () => [g1, g2])
+    phase = "loading before the kill"
     await l.until(20)
+    phase = "killing the node"
     await nats!.kill(0, "SIGKILL")
     const killedAt = performance.now()
+    phase = "loading with two nodes"
     await l.until(30)
     const slowest = Math.max(...l.ackTimes.filter((t) => t.ackMs > killedAt).map((t) => t.ackMs - t.sentMs))
     console.log(`NATS node SIGKILL: the slowest order acknowledged after it took ${Math.round(slowest)} ms`)
+    phase = "restarting the node"
     await nats!.restart(0)
+    phase = "loading after the restart"
     await l.until(20)
     await l.stop()
+    phase = "checking"
     expect(l.errors).toEqual([])
     await checkBooks(ts, g1)
     // The restarted node holds the whole journal again.

@@ -10,7 +10,7 @@ import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats
 import { connect, headers } from "@nats-io/transport-node"
 import { closeSync, openSync, readdirSync, statSync, truncateSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { BatchUnreadable, encodeBatch, H_FIRST_SEQ, H_TERM } from "../../src/cluster/journal-batch.ts"
 import { followStream, LogGap } from "../../src/cluster/jetstream-follow.ts"
 import { type JetStreamLog, openJetStreamLog, streamConfigProblems, UnsafeStream } from "../../src/cluster/jetstream-log.ts"
@@ -210,6 +210,10 @@ describe("the replicated journal on JetStream", () => {
   }, 60_000)
 
   it("with a node SIGKILLed (the stream's leader) acknowledges appends and readers go on; back and leading, the node lost nothing", async () => {
+    // Where it stood if it fails (a run beside two CPU hogs once hit the 240 s bound with no clue).
+    let phase = "connecting"
+    const readers: Collector[] = []
+    onTestFailed(() => console.error(`SIGKILL test stopped while ${phase}; appended ${appended.length}; readers at ${readers.map((r) => r.delivered.length).join(", ")}`))
     const ncA = await c.connect()
     const jsm = await jetstreamManager(ncA)
     const log = await openJetStreamLog(ncA, { stream: "KILL", subject: "kill.journal" })
@@ -230,19 +234,31 @@ describe("the replicated journal on JetStream", () => {
     const ncB = await connect({ servers: [c.nodes[victim]!.url, ...c.nodes.filter((_, i) => i !== victim).map((n) => n.url)], noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
     const readerB = collect(await openJetStreamLog(ncB, { stream: "KILL", subject: "kill.journal" }), 1)
     const readerA = collect(log, 1)
+    readers.push(readerA, readerB)
+    phase = "reading the first 20"
     await Promise.all([readerA.until(20), readerB.until(20)])
 
+    phase = "appending while the stream's leader dies"
     const killed = c.kill(victim)
     for (let i = 0; i < 20; i++) await appendNext()
+    phase = "waiting for the node's exit"
     await killed
+    phase = "appending with two nodes"
     for (let i = 0; i < 20; i++) await appendNext()
+    phase = "reading 60"
     await Promise.all([readerA.until(60), readerB.until(60)])
 
+    phase = "restarting the node"
     await c.restart(victim)
+    phase = "waiting for the node to be current"
     await waitCurrent(jsm, "KILL", leader)
+    phase = "moving the stream's leadership back"
     await moveLeaderTo(ncA, jsm, "KILL", leader)
+    phase = "appending 5 more"
     for (let i = 0; i < 5; i++) await appendNext()
     const fresh = collect(log, 1)
+    readers.push(fresh)
+    phase = "reading 65"
     await Promise.all([readerA.until(65), readerB.until(65), fresh.until(65)])
     for (const r of [readerA, readerB, fresh]) {
       expectSame(r, appended, 1)
