@@ -85,6 +85,7 @@ export const armStopDeadline = (timeoutSec: number, waitingFor: () => string): v
   const arm = (): void => {
     process.removeListener("SIGTERM", arm)
     process.removeListener("SIGINT", arm)
+    // live-only: the bound on a stop is real time, whatever the Clock says
     setTimeout(() => {
       console.error(`twinbook: stop timed out after ${timeoutSec} s (DRAIN_TIMEOUT_SEC), still waiting for ${waitingFor()}; exiting ${DRAIN_TIMEOUT_EXIT}`)
       process.exit(DRAIN_TIMEOUT_EXIT)
