@@ -13,7 +13,6 @@
 // so its reads through any gateway see its writes.
 import { Effect, Layer, type Scope } from "effect"
 import type { App } from "../api/app.ts"
-import { memoryCheckpointStore } from "../chain/guard.ts"
 import type { CommandBus } from "../cluster/command-bus.ts"
 import { remoteCommands } from "../cluster/commands.ts"
 import { LogFollower } from "../cluster/follower.ts"
@@ -23,7 +22,7 @@ import { ApiError } from "../domain/errors.ts"
 import { Exchange, type JournalSink } from "../service/exchange.ts"
 import { makeService, type RunningService, type ServiceConfig, type ServiceContext } from "./boot.ts"
 import { LoggerService, MonoClockService, WallClock } from "./services.ts"
-import { StoreService } from "./store.ts"
+import { StoreService, storeOf } from "./store.ts"
 
 export interface GatewayRoleOptions {
   readonly log: ReplicatedLog
@@ -63,16 +62,7 @@ const within = <A>(p: Promise<A>, ms: number, err: () => unknown): Promise<A> =>
 const replicaStoreLayer = (exchange: Exchange): Layer.Layer<StoreService> =>
   Layer.succeed(StoreService, {
     dataDir: null,
-    open: () =>
-      Effect.succeed({
-        exchange,
-        durable: null,
-        history: () => null,
-        historyStartup: null,
-        dataDir: undefined,
-        checkpoint: memoryCheckpointStore(),
-        flushHistory: () => Promise.resolve()
-      })
+    open: () => Effect.succeed(storeOf(exchange))
   })
 
 /** Waits for a client's `x-twinbook-min-seq` before serving, and tells every answer how far the replica is. */

@@ -63,19 +63,21 @@ export interface ServiceStore {
 
 export class StoreService extends Context.Tag("twinbook/Store")<StoreService, ServiceStore>() {}
 
+/** A store around `exchange` that keeps nothing of its own: no journal file, history or snapshots. */
+export const storeOf = (exchange: Exchange) => ({
+  exchange,
+  durable: null,
+  history: () => null,
+  historyStartup: null,
+  dataDir: undefined,
+  checkpoint: memoryCheckpointStore(),
+  flushHistory: () => Promise.resolve()
+})
+
 /** State in memory only: nothing survives the process. */
 export const memoryStoreLayer: Layer.Layer<StoreService> = Layer.succeed(StoreService, {
   dataDir: null,
-  open: (o) =>
-    Effect.sync(() => ({
-      exchange: new Exchange(o.nowMs, memoryJournal(), o.monoMs),
-      durable: null,
-      history: () => null,
-      historyStartup: null,
-      dataDir: undefined,
-      checkpoint: memoryCheckpointStore(),
-      flushHistory: () => Promise.resolve()
-    }))
+  open: (o) => Effect.sync(() => storeOf(new Exchange(o.nowMs, memoryJournal(), o.monoMs)))
 })
 
 /**
