@@ -41,7 +41,7 @@ export interface JetStreamLogOptions {
   readonly appendTimeoutMs?: number
   /**
    * Publishes per append when the stream does not answer (no responders, timeout); 1 = never
-   * retry. The default 6 (pauses of 0.25, 0.5, 0.75, 1, 1 s between) rides out the election after
+   * retry. The default (DEFAULT_APPEND_ATTEMPTS; pauses of 0.25, 0.5, 0.75, then 1 s) rides out the election after
    * the stream's leader dies: measured on 3 local nodes, one timed-out publish and three
    * unanswered ones before the new leader took the fifth.
    */
@@ -49,6 +49,13 @@ export interface JetStreamLogOptions {
   /** For `follow`: see ./jetstream-follow.ts. */
   readonly follow?: FollowOptions
 }
+
+/**
+ * Publishes per append while the stream does not answer: about 16 s of pauses (1 s each past the
+ * fourth). Six (3.5 s) gave up during an election on a machine with both cores busy; waiting longer
+ * is safe — the fence refuses a stale append and the leader acknowledges only while its lease holds.
+ */
+export const DEFAULT_APPEND_ATTEMPTS = 20
 
 export const DEFAULT_STREAM = "TWINBOOK_JOURNAL"
 export const DEFAULT_SUBJECT = "twinbook.journal"
@@ -201,7 +208,7 @@ export class JetStreamLog implements ReplicatedLog {
     private readonly options: JetStreamLogOptions
   ) {
     this.appendTimeoutMs = options.appendTimeoutMs ?? 5_000
-    this.appendAttempts = Math.max(1, options.appendAttempts ?? 6)
+    this.appendAttempts = Math.max(1, options.appendAttempts ?? DEFAULT_APPEND_ATTEMPTS)
   }
 
   /** The largest encoded batch (its records' frames) an append takes: the stream's and the server's limits, less room for headers. */
