@@ -5,6 +5,7 @@
 // Every test ends with the log read back: one holder per term, and a full replay of the log equal
 // to the leader's own state (its hash, logged when it releases the lease at a clean stop).
 import { afterEach, describe, expect, it, onTestFailed } from "vitest"
+import { jetstreamManager } from "@nats-io/jetstream"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { openJetStreamLog } from "../../src/cluster/jetstream-log.ts"
@@ -12,6 +13,7 @@ import { exchangeHash } from "../../src/service/exchange-snapshot.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type ClusterEnv, clusterEnv, holdersByTerm, readWholeLog, replay, type RoleProcess, spawnRole, stopRole } from "../support/cluster-procs.ts"
 import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
+import { until, waitCurrent } from "../support/log-batches.ts"
 import { WsClient } from "../support/ws-client.ts"
 
 const CREDIT_MICRO = 200_000_000
@@ -244,13 +246,11 @@ describe("the cluster on real processes", () => {
     phase = "checking"
     expect(l.errors).toEqual([])
     await checkBooks(ts, g1)
-    // The restarted node holds the whole journal again.
+    // The restarted node holds the whole journal again (asked until it has caught up: a node just
+    // restarted replays its store first, and one ask can time out while the cluster elects).
     const nc = await nats!.connect()
-    const info = await (await import("@nats-io/jetstream")).jetstreamManager(nc)
-    const s = await info.streams.info("TWINBOOK_JOURNAL")
-    const restarted = nats!.nodes[0]!.name
-    const replicaOf = () => [s.cluster?.leader, ...(s.cluster?.replicas ?? []).map((r) => r.name)]
-    expect(replicaOf()).toContain(restarted)
+    const jsm = await until("JetStream to answer", () => jetstreamManager(nc))
+    await waitCurrent(jsm, "TWINBOOK_JOURNAL", nats!.nodes[0]!.name)
     // The lease bucket's stream may have lost its leader with the node: when its election outlasts
     // the lease's TTL the sequencers fail over too (trading goes on through it). Whoever leads now:
     const lastOf = (p: RoleProcess, msg: string): number => p.logs.map((x) => x.msg).lastIndexOf(msg)

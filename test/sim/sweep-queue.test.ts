@@ -112,8 +112,9 @@ describe("sweeps on the work queue", () => {
     const busy = idle ?? worker()
     const spare = worker()
     await Promise.all([busy.waitFor(/: ready: /), spare.waitFor(/: ready: /)])
-    // The scenario's own two hours: one job of many seconds, while the other worker keeps asking for work.
-    const r = await sim(["scenarios/deposit-then-trade.json", "--seeds", "8", "--no-log", "--queue", nats.urls])
+    // A day of the scenario: one job of many times ack_wait (the scenario's own two hours took 1.5 s
+    // on a fast machine), while the other worker keeps asking for work.
+    const r = await sim(["scenarios/deposit-then-trade.json", "--duration", "24h", "--seeds", "8", "--no-log", "--queue", nats.urls])
     expect(r.stdout, r.stderr).toMatch(/^seed 8 (ok    |FAILED) journalHash /m)
     const sweep = /queue: sweep (\w+):/.exec(r.stderr)![1]!
     // The worker logs "finished" after acknowledging, which can be after the caller is done.
@@ -168,6 +169,11 @@ describe("sweeps on the work queue", () => {
 
   it(`a job no worker finishes in ${MAX_DELIVER} deliveries is reported with its reproduce command; SIGTERM hands a job back at once`, async () => {
     const dir = mkdtempSync(join(tmpdir(), "sim-queue-max-"))
+    // Only this test's workers may take the job (one left running by a failed test before would
+    // take a delivery nobody here watches).
+    const others = workers.filter((w) => w.running())
+    for (const w of others) w.kill("SIGTERM")
+    await Promise.all(others.map((w) => w.exited))
     // Each worker is stopped as soon as it starts the job: it hands the job back (nak) and exits 0,
     // and another takes it at once. JetStream gives the job up when it would deliver it a fourth
     // time, i.e. to the next worker that asks: that one never starts it.
