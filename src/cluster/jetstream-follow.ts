@@ -20,8 +20,13 @@
 //    with the leader: no message at `next` is a hole (an error), else the consumer is made anew.
 // Failures to reach the stream (no leader, node down, timeouts) are retried, never reported:
 // a reader waits out an outage. Errors end the reading: `onError` is called once, then nothing.
+// A pull is abandoned, and the consumer made anew, when the client reconnects (the consumer may
+// have lived on the node that died) and when a pull outlasts its own expiry by two heartbeats:
+// after a reconnect the client library stops watching heartbeats until its consumer-info request
+// is answered, which for a consumer on a dead node never comes (seen: a reader stuck for good
+// beside two CPU hogs, test/cluster/jetstream-log.test.ts "with a node SIGKILLed").
 import { AckPolicy, type Consumer, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, JetStreamError, type JetStreamClient, type JetStreamManager, ReplayPolicy } from "@nats-io/jetstream"
-import { type MsgHdrs, nanos, nuid } from "@nats-io/transport-node"
+import { type MsgHdrs, type NatsConnection, nanos, nuid, type Status } from "@nats-io/transport-node"
 import { BatchUnreadable, decodeBatch } from "./journal-batch.ts"
 import type { LogBatch, LogPosition, LogReader } from "./ports.ts"
 
@@ -67,6 +72,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   })
 
 export const followStream = (
+  nc: NatsConnection,
   js: JetStreamClient,
   jsm: JetStreamManager,
   stream: string,
@@ -85,7 +91,11 @@ export const followStream = (
   // `from` is the first position wanted (ports.ts); position 0 is "before the first batch".
   let next = Math.max(1, from)
   let stopCurrent: (() => void) | null = null
+  /** Set when the current pull was abandoned (reconnect, overdue): its consumer is made anew. */
+  let abandoned = false
   let failed = false
+  // The library's iterator ends (and unregisters) on stop(), which its public type does not show.
+  const statuses = nc.status() as AsyncIterable<Status> & { stop?: () => void }
 
   const fail = (err: unknown): void => {
     if (failed || stopping.signal.aborted) return
@@ -128,15 +138,23 @@ export const followStream = (
   const drain = async (consumer: Consumer): Promise<void> => {
     while (!stopping.signal.aborted) {
       const messages = await consumer.fetch({ max_bytes: pullMaxBytes, expires: pullExpiresMs, idle_heartbeat: heartbeatMs })
+      abandoned = false
       stopCurrent = () => void messages.stop()
+      // The server ends every pull by its expiry; one still open two heartbeats later is lost.
+      const overdue = setTimeout(() => abandon(), pullExpiresMs + 2 * heartbeatMs)
       const before = next
-      for await (const m of messages) {
-        if (stopping.signal.aborted) break
-        if (m.seq < next) throw new LogGap(next, `it delivered position ${m.seq} again`)
-        if (m.seq > next && !(await fillFromLeader(m.seq))) break
-        if (!deliver(m.seq, m.headers, m.data)) break
+      try {
+        for await (const m of messages) {
+          if (stopping.signal.aborted || abandoned) break
+          if (m.seq < next) throw new LogGap(next, `it delivered position ${m.seq} again`)
+          if (m.seq > next && !(await fillFromLeader(m.seq))) break
+          if (!deliver(m.seq, m.headers, m.data)) break
+        }
+      } finally {
+        clearTimeout(overdue)
+        stopCurrent = null
       }
-      stopCurrent = null
+      if (abandoned) throw new Resume()
       if (next === before && !stopping.signal.aborted) await checkIdle()
     }
   }
@@ -168,6 +186,17 @@ export const followStream = (
     throw new Resume()
   }
 
+  /** Ends the current pull; `drain` then makes a new consumer. */
+  const abandon = (): void => {
+    if (stopCurrent === null) return
+    abandoned = true
+    stopCurrent()
+  }
+
+  const watchReconnects = async (): Promise<void> => {
+    for await (const status of statuses) if (status.type === "reconnect") abandon()
+  }
+
   const run = async (): Promise<void> => {
     while (!stopping.signal.aborted) {
       let consumer: Consumer | null = null
@@ -189,7 +218,10 @@ export const followStream = (
     }
   }
 
-  const running = run().catch(fail)
+  const running = run()
+    .catch(fail)
+    .finally(() => statuses.stop?.())
+  void watchReconnects()
   return {
     stop: async () => {
       stopping.abort()

@@ -288,6 +288,6 @@ export class JetStreamLog implements ReplicatedLog {
   follow(from: LogPosition, onBatch: (position: LogPosition, batch: LogBatch) => void, onError: (err: unknown) => void): LogReader {
     // A pull must hold the largest message whole (else the server withholds it): twice it, and then some.
     const pullMaxBytes = Math.max(32 * 1024 * 1024, 2 * Math.max(this.streamMaxMessageBytes, this.nc.info?.max_payload ?? 0) + 65_536)
-    return followStream(this.js, this.jsm, this.stream, from, onBatch, onError, { pullMaxBytes, ...this.options.follow })
+    return followStream(this.nc, this.js, this.jsm, this.stream, from, onBatch, onError, { pullMaxBytes, ...this.options.follow })
   }
 }

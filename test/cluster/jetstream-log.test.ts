@@ -196,7 +196,7 @@ describe("the replicated journal on JetStream", () => {
     }
     await jsm.streams.deleteMessage("HOLE", 3)
     await jsm.streams.deleteMessage("HOLE", 5)
-    const follow = (from: number): Collector => collect({ follow: (f, onBatch, onError) => followStream(js, jsm, "HOLE", f, onBatch, onError, { pullExpiresMs: 1_000 }) } as JetStreamLog, from)
+    const follow = (from: number): Collector => collect({ follow: (f, onBatch, onError) => followStream(nc, js, jsm, "HOLE", f, onBatch, onError, { pullExpiresMs: 1_000 }) } as JetStreamLog, from)
     const middle = follow(1)
     expect(String(await middle.failed())).toMatch(/cannot give position 3: neither the stream leader nor this reader's replica holds it \(the replica's next batch is at 4\)/)
     expect(middle.delivered.map((d) => d.position)).toEqual([1, 2])
