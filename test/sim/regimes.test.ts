@@ -7,7 +7,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { allInBps, netOfFeeBps } from "../../sim/agents/traders.ts"
 import { Rng } from "../../sim/random.ts"
-import { runScenario } from "../../sim/run.ts"
+import { userOfAgent } from "../../sim/fidelity.ts"
+import { agentNames, runScenario } from "../../sim/run.ts"
 import { loadScenario } from "../../sim/scenario.ts"
 import { Scheduler } from "../../sim/scheduler.ts"
 import { Truth } from "../../sim/truth.ts"
@@ -33,18 +34,24 @@ describe("takers price the fee in", () => {
   })
 })
 
-/** A 30-minute run of a scenario object: its journal hash, the fees the engine collected and the rebates it paid. */
+/**
+ * A 30-minute run of a scenario object: the fees the engine collected, the rebates it paid, and
+ * the prices of the noise traders' orders (their willing prices are whole multiples of 10 bps).
+ */
 const feeRun = async (scenario: ReturnType<typeof loadScenario>) => {
   let takerFeesMicro = 0
   let rebatesMicro = 0
   let feeAccountMicro = 0
+  const noise = new Set(agentNames(scenario).filter((n) => n.startsWith("noise-")).map((n) => userOfAgent(1, n)))
+  const noisePricesBps: number[] = []
   const s = await runScenario(scenario, {
     seed: 1,
     durationSec: 1_800,
     expectations: false,
     onWorld: (world) =>
       world.onBoot((x) =>
-        x.onApply((_record, result) => {
+        x.onApply((record, result) => {
+          if (record.cmd.type === "place_order" && noise.has(record.cmd.order.user)) noisePricesBps.push(record.cmd.order.priceBps)
           for (const ev of result.events) {
             if (ev.type !== "fill") continue
             takerFeesMicro += ev.takerFeeMicro
@@ -54,7 +61,7 @@ const feeRun = async (scenario: ReturnType<typeof loadScenario>) => {
         })
       )
   })
-  return { s, takerFeesMicro, rebatesMicro, feeAccountMicro }
+  return { s, takerFeesMicro, rebatesMicro, feeAccountMicro, noisePricesBps }
 }
 
 describe("a fee regime", () => {
@@ -71,8 +78,13 @@ describe("a fee regime", () => {
     // The free world charges nothing and pays no rebate (the engine's default 5 bps comes only out of fees).
     expect(withoutFees.takerFeesMicro).toBe(0)
     expect(withoutFees.rebatesMicro).toBe(0)
-    // Takers who price the fee in send other orders: the worlds differ.
-    expect(withFees.s.journalHash).not.toBe(withoutFees.s.journalHash)
+    // Takers price the fee in: free, every noise price is a willing price (a multiple of 10 bps);
+    // with the fee, each is the highest limit within it, which almost never is.
+    const offTick = (prices: number[]): number => prices.filter((p) => p % 10 !== 0).length
+    expect(withoutFees.noisePricesBps.length).toBeGreaterThan(20)
+    expect(offTick(withoutFees.noisePricesBps)).toBe(0)
+    expect(withFees.noisePricesBps.length).toBeGreaterThan(20)
+    expect(offTick(withFees.noisePricesBps)).toBeGreaterThan(withFees.noisePricesBps.length * 0.8)
   }, 240_000)
 })
 
