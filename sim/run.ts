@@ -187,11 +187,14 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
   })
   await world.ready
   const stats = new RunStats()
+  // The default taker fee, before the markets: each market takes the default in force when it is created.
+  if (scenario.fees !== undefined) await adminSetupCall(world, "/v1/admin/fees", { taker_fee_bps: scenario.fees.taker_fee_bps, ...(scenario.fees.maker_rebate_bps === undefined ? {} : { maker_rebate_bps: scenario.fees.maker_rebate_bps }) })
   const markets = await createMarkets(world, scenario.markets.count, startSec)
   world.host?.disk.arm()
-  const truth = new Truth(world.scheduler, world.rng.fork("truth"), markets.length, scenario.markets.initial_bps, scenario.markets.volatility)
+  const jumps = scenario.markets.jumps === undefined ? undefined : { perHour: scenario.markets.jumps.per_hour, size: scenario.markets.jumps.size }
+  const truth = new Truth(world.scheduler, world.rng.fork("truth"), markets.length, scenario.markets.initial_bps, scenario.markets.volatility, jumps)
   const endMs = (startSec + durationSec) * 1000
-  const env: AgentEnv = { world, stats, markets, truth, stopAtMs: endMs }
+  const env: AgentEnv = { world, stats, markets, truth, stopAtMs: endMs, takerFeeBps: scenario.fees?.taker_fee_bps ?? 0 }
   opts.onWorld?.(world, markets)
   const agents = makeAgents(scenario, env, new Set(opts.without ?? []))
   // Clock-step scenarios also read through the edge cache to check no read outlives its TTL.

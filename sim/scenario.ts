@@ -148,8 +148,29 @@ export const Scenario = Schema.Struct({
     /** Hidden true probability at start: uniform in [lo, hi] bps. */
     initial_bps: Schema.optionalWith(Schema.Tuple(Int(100, 9_900), Int(100, 9_900)), { default: () => [2_000, 8_000] as const }),
     /** Volatility of the hidden probability (logit units per √hour). */
-    volatility: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 10)), { default: () => 0.1 })
+    volatility: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 10)), { default: () => 0.1 }),
+    /**
+     * Jumps of the hidden probability on top of the walk (news): at each minute's step one
+     * happens with probability per_hour / 60, of size × a standard normal in logit units.
+     */
+    jumps: Schema.optional(
+      Schema.Struct({
+        per_hour: Schema.Number.pipe(Schema.between(0, 60)),
+        size: Schema.Number.pipe(Schema.between(0, 10))
+      })
+    )
   }),
+  /**
+   * The fee schedule set by the operator before trading starts (POST /v1/admin/fees), for every
+   * market: the engine pays maker rebates only out of taker fees collected. Takers price the fee
+   * in (sim/agents/traders.ts). Absent: the engine's defaults (taker fee 0, maker rebate 5 bps).
+   */
+  fees: Schema.optional(
+    Schema.Struct({
+      taker_fee_bps: Int(0, 1_000),
+      maker_rebate_bps: Schema.optional(Int(0, 1_000))
+    })
+  ),
   agents: Schema.Array(AgentSpec).pipe(Schema.minItems(1)),
   network: Schema.optionalWith(
     Schema.Struct({

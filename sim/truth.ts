@@ -15,16 +15,25 @@ export class Truth {
     markets: number,
     initialBps: readonly [number, number],
     /** Logit units per √hour. */
-    volatility: number
+    volatility: number,
+    /** News: a jump of size × N(0, 1) logits with probability perHour / 60 at each step; none when absent. */
+    jumps?: { readonly perHour: number; readonly size: number }
   ) {
     this.logits = Array.from({ length: markets }, () => {
       const p = rng.int(Math.min(...initialBps), Math.max(...initialBps)) / 10_000
       return Math.log(p / (1 - p))
     })
     const sigma = volatility * Math.sqrt(STEP_SEC / 3600)
-    if (sigma > 0) {
+    // Draws only for what is configured, so a scenario without jumps keeps its random stream (and hashes).
+    const jumpChance = jumps === undefined || jumps.size === 0 ? 0 : jumps.perHour / (3600 / STEP_SEC)
+    if (sigma > 0 || jumpChance > 0) {
       scheduler.every(STEP_SEC * 1000, () => {
-        for (let i = 0; i < this.logits.length; i++) this.logits[i] = clampLogit(this.logits[i]! + sigma * this.rng.normal())
+        for (let i = 0; i < this.logits.length; i++) {
+          let x = this.logits[i]!
+          if (sigma > 0) x += sigma * this.rng.normal()
+          if (jumpChance > 0 && this.rng.chance(jumpChance)) x += jumps!.size * this.rng.normal()
+          this.logits[i] = clampLogit(x)
+        }
       })
     }
   }

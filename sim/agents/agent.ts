@@ -27,6 +27,8 @@ export interface AgentEnv {
   readonly truth: Truth
   /** Agents stop acting at this virtual time; the run then drains. */
   readonly stopAtMs: number
+  /** The published taker fee of every market (GET /v1/fees), which takers price in. */
+  readonly takerFeeBps: number
 }
 
 export interface AgentParams {

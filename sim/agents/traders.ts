@@ -4,6 +4,21 @@ import type { Rng } from "../random.ts"
 
 const clampPrice = (p: number): number => Math.max(100, Math.min(9_900, Math.round(p / 10) * 10))
 
+/** What a contract bought at `priceBps` costs with the taker fee, in bps: the engine's fee, rounded up (src/engine/money.ts feeCeilMicro). */
+export const allInBps = (priceBps: number, feeBps: number): number => priceBps + Math.ceil((priceBps * feeBps) / 10_000)
+
+/**
+ * The highest limit whose cost with the taker fee stays within `willingBps`: a taker who prices
+ * the fee in bids that much less. With no fee, the price itself (so fee-free scenarios keep
+ * their orders and hashes).
+ */
+export const netOfFeeBps = (willingBps: number, feeBps: number): number => {
+  if (feeBps === 0) return willingBps
+  let limit = Math.floor((willingBps * 10_000) / (10_000 + feeBps))
+  while (limit > 1 && allInBps(limit, feeBps) > willingBps) limit--
+  return Math.max(1, limit)
+}
+
 /** Trades at random around the book: the uninformed flow market makers live on. */
 export class NoiseTrader extends Agent {
   constructor(name: string, env: AgentEnv, rng: Rng, params: AgentParams, private readonly maxSize: number) {
@@ -27,8 +42,10 @@ export class NoiseTrader extends Agent {
     const yesPrice = clampPrice(ref + (buyYes ? 1 : -1) * this.rng.int(-100, 200))
     const size = this.rng.int(1, this.maxSize)
     const orderType = this.rng.chance(0.6) ? "ioc" : "gtc"
-    if (buyYes) await this.place({ market_id: m.id, side: "buy", outcome: "yes", price: yesPrice, size, order_type: orderType })
-    else await this.place({ market_id: m.id, side: "buy", outcome: "no", price: 10_000 - yesPrice, size, order_type: orderType })
+    // What it is willing to pay, fee included (a resting GTC pays no fee, but the trader cannot know it will rest).
+    const fee = this.env.takerFeeBps
+    if (buyYes) await this.place({ market_id: m.id, side: "buy", outcome: "yes", price: netOfFeeBps(yesPrice, fee), size, order_type: orderType })
+    else await this.place({ market_id: m.id, side: "buy", outcome: "no", price: netOfFeeBps(10_000 - yesPrice, fee), size, order_type: orderType })
   }
 }
 
@@ -44,10 +61,13 @@ export class InformedTrader extends Agent {
     const book = await this.book(m.id)
     if (book === null) return
     const size = this.rng.int(1, this.maxSize)
-    if (book.bestAsk !== null && book.bestAsk < truth - this.edgeBps) {
-      await this.place({ market_id: m.id, side: "buy", outcome: "yes", price: truth - Math.floor(this.edgeBps / 2), size, order_type: "ioc" })
-    } else if (book.bestBid !== null && book.bestBid > truth + this.edgeBps) {
-      await this.place({ market_id: m.id, side: "buy", outcome: "no", price: 10_000 - (truth + Math.floor(this.edgeBps / 2)), size, order_type: "ioc" })
+    // The edge must survive the fee: the ask's cost with the fee is what is compared with the truth.
+    const fee = this.env.takerFeeBps
+    const half = Math.floor(this.edgeBps / 2)
+    if (book.bestAsk !== null && allInBps(book.bestAsk, fee) < truth - this.edgeBps) {
+      await this.place({ market_id: m.id, side: "buy", outcome: "yes", price: netOfFeeBps(truth - half, fee), size, order_type: "ioc" })
+    } else if (book.bestBid !== null && allInBps(10_000 - book.bestBid, fee) < 10_000 - truth - this.edgeBps) {
+      await this.place({ market_id: m.id, side: "buy", outcome: "no", price: netOfFeeBps(10_000 - (truth + half), fee), size, order_type: "ioc" })
     }
   }
 }
