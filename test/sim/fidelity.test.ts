@@ -51,14 +51,16 @@ describe("fidelity summary", () => {
   })
 
   it("leaves 0/0 runs out of the median ratios (counting them) instead of counting them as 1, keeps x/0 as +∞, and takes rebates' medians", () => {
-    const s = summarise("x", [1, 2, 3, 4], 0, [
+    const s = summarise("x", [1, 2, 3, 4, 5], 0, [
       run(1, [10, 100, 0, 0, 10], [5, 50, 0, 0, 5]), // ratio 0.5, rewards 0/0
       run(2, [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]), // idle on both sides: 0/0 everywhere
-      run(3, [10, 100, 10, 0, 20], [6, 60, 10, 0, 12]), // 0.6
-      run(4, [0, 0, 10, 0, 0], [3, 30, 10, 0, 6], true) // x/0: +∞; a one-sided reward day
+      run(3, [10, 100, 10, 0, 20], [12, 120, 10, 0, 24]), // 1.2
+      run(4, [0, 0, 10, 0, 0], [3, 30, 10, 0, 6], true), // x/0: +∞; a one-sided reward day
+      run(5, [10, 100, 10, 0, 10], [15, 150, 10, 0, 15]) // 1.5
     ])
-    // With 0/0 as 1 the fills median of 0.5, 1, 0.6, ∞ would be 0.8; without it: 0.5, 0.6, ∞ → 0.6.
-    expect(s.median_ratio).toEqual({ fills: 0.6, filled_contracts: 0.6, rewards: 1, rebates: 0.6 })
+    // Counting 0/0 as 1 and dropping x/0 (as before) gave 0.5, 1, 1.2, 1.5 → 1.1; now 0.5, 1.2, 1.5, ∞ → 1.35.
+    for (const k of ["fills", "filled_contracts", "rebates"] as const) expect(s.median_ratio[k]).toBeCloseTo(1.35, 12)
+    expect(s.median_ratio.rewards).toBe(1)
     expect(s.median_excluded_zero_zero).toEqual({ fills: 1, filled_contracts: 1, rewards: 2, rebates: 1 })
     expect(s.by_model.find((m) => m.queue === HEADLINE.queue && m.latency === HEADLINE.latency)!.excluded_zero_zero).toEqual(s.median_excluded_zero_zero)
     expect(s.reward_days_one_side).toEqual({ runs: 1, realised_only: 1, backtest_only: 0 })
