@@ -76,15 +76,21 @@ const signed = (x: number | null): string => (x === null ? "-" : `${x > 0 ? "+" 
 const perRunLines = (s: FidelitySummary): string[] => {
   const b = s.per_run_in_band.counts
   const p = s.pooled_ratio
-  const e = s.pnl_error_usdc
   const g = s.sign_agreement
+  const gc = s.sign_agreement_at_counterfactual_marks
+  const sums = s.pooled_sums
   const [lo, hi] = s.per_run_in_band.band
+  const quantiles = (e: FidelitySummary["pnl_error_usdc"]): string => `q10 ${signed(e.q10)}, q50 ${signed(e.q50)}, q90 ${signed(e.q90)} (min ${signed(e.min)}, max ${signed(e.max)})`
+  const d = s.reward_days_one_side
   return [
-    "per bot-run (headline model):",
+    "per bot-run (headline model; realised PnL at the live market's final marks, and at the counterfactual's):",
     `  ratio in ${lo}–${hi}: fills ${share(b.fills)} runs, contracts ${share(b.filled_contracts)} runs`,
-    `  pooled Σ backtest ÷ Σ realised: fills ${fmtRatio(p.fills)}, contracts ${fmtRatio(p.filled_contracts)}, rewards ${fmtRatio(p.rewards)}, trading PnL ${fmtRatio(p.trading_pnl)} (${s.pooled_sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${s.pooled_sums.realised.trading_pnl_usdc.toFixed(2)} USDC realised)`,
-    `  PnL error backtest − realised (USDC): q10 ${signed(e.q10)}, q50 ${signed(e.q50)}, q90 ${signed(e.q90)} (min ${signed(e.min)}, max ${signed(e.max)})`,
-    `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}`
+    `  pooled Σ backtest ÷ Σ realised: fills ${fmtRatio(p.fills)}, contracts ${fmtRatio(p.filled_contracts)}, rewards ${fmtRatio(p.rewards)}, rebates ${fmtRatio(p.rebates)} (${sums.backtest.rebates_usdc.toFixed(2)} vs ${sums.realised.rebates_usdc.toFixed(2)} USDC realised), trading PnL ${fmtRatio(p.trading_pnl)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised.trading_pnl_usdc.toFixed(2)} USDC realised)`,
+    `  pooled trading PnL at the counterfactual's marks: ${fmtRatio(p.trading_pnl_at_counterfactual_marks)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised_trading_pnl_at_counterfactual_marks_usdc.toFixed(2)} USDC realised)`,
+    `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}`,
+    `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
+    `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}`,
+    ...(d.runs > 0 ? [`  WARNING reward days paid by one side only (not compared): ${d.realised_only} by the service only, ${d.backtest_only} by the backtest only, in ${d.runs} run(s)`] : [])
   ]
 }
 
@@ -93,30 +99,36 @@ const table = (s: FidelitySummary): string => {
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
   lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
   lines.push("")
-  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "trading PnL r/b (USDC)", "book-move fills", "queue decreases", "replay fills/contracts"]
+  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "rebates r/b (USDC)", "trading PnL r/b (USDC)", "r at cf marks", "book-move fills", "queue decreases", "replay fills/contracts"]
   const rows = s.runs.map((r) => {
     const b = h(r)
-    return [String(r.seed), r.agent, `${r.realised.fills}/${b.fills}`, `${r.realised.filledContracts}/${b.filledContracts}`, `${usdc(r.realised.rewardsMicro)}/${usdc(b.rewardsMicro)}`,
-      `${usdc(r.realised.tradingPnlMicro)}/${usdc(b.tradingPnlMicro)}`, String(b.fillsFromBookMoves), String(b.queueDecreasesAtOurLevel),
+    const oneSide = r.rewardDaysOneSide.realisedOnly.length + r.rewardDaysOneSide.backtestOnly.length > 0 ? "!" : ""
+    return [String(r.seed), r.agent, `${r.realised.fills}/${b.fills}`, `${r.realised.filledContracts}/${b.filledContracts}`, `${usdc(r.realised.rewardsMicro)}/${usdc(b.rewardsMicro)}${oneSide}`,
+      `${usdc(r.realised.rebatesMicro)}/${usdc(b.rebatesMicro)}`, `${usdc(r.realised.tradingPnlMicro)}/${usdc(b.tradingPnlMicro)}`, usdc(r.realisedTradingPnlAtCounterfactualMarksMicro),
+      String(b.fillsFromBookMoves), String(b.queueDecreasesAtOurLevel),
       r.replay === null ? "-" : `${r.replay.fills}/${r.replay.filledContracts}`]
   })
   const widths = header.map((x, c) => Math.max(x.length, ...rows.map((row) => row[c]!.length)))
   const fmt = (row: string[]): string => row.map((x, c) => x.padStart(widths[c]!)).join("  ")
-  lines.push(fmt(header), ...rows.map(fmt), "")
-  lines.push("medians of backtest ÷ realised, and backtest − realised trading PnL (USDC per bot-run):")
-  const mh = ["queue", "latency", "fills", "contracts", "rewards", "PnL diff"]
-  const mrows = s.by_model.map((m) => [m.queue, m.latency, fmtRatio(m.fills), fmtRatio(m.filled_contracts), fmtRatio(m.rewards), m.pnl_diff_usdc === null ? "-" : m.pnl_diff_usdc.toFixed(2)])
+  lines.push(fmt(header), ...rows.map(fmt))
+  lines.push("(trading PnL: realised at the live market's final marks / the backtest at its own; \"r at cf marks\": realised at the counterfactual's final marks; \"!\": a reward day only one side paid, not compared)", "")
+  lines.push("medians of backtest ÷ realised (runs with 0 on both sides left out), and backtest − realised trading PnL (USDC per bot-run; realised at the live market's marks, and at the counterfactual's):")
+  const mh = ["queue", "latency", "fills", "contracts", "rewards", "rebates", "PnL diff", "PnL diff cf marks"]
+  const pnl = (x: number | null): string => (x === null ? "-" : x.toFixed(2))
+  const mrows = s.by_model.map((m) => [m.queue, m.latency, fmtRatio(m.fills), fmtRatio(m.filled_contracts), fmtRatio(m.rewards), fmtRatio(m.rebates), pnl(m.pnl_diff_usdc), pnl(m.pnl_diff_usdc_at_counterfactual_marks)])
   const mw = mh.map((x, c) => Math.max(x.length, ...mrows.map((row) => row[c]!.length)))
   const mf = (row: string[]): string => row.map((x, c) => x.padStart(mw[c]!)).join("  ")
-  lines.push(mf(mh), ...mrows.map(mf), "")
+  lines.push(mf(mh), ...mrows.map(mf))
+  const x = s.median_excluded_zero_zero
+  lines.push(`left out of the headline medians as 0/0 (no ratio): fills ${x.fills}, contracts ${x.filled_contracts}, rewards ${x.rewards}, rebates ${x.rebates} of ${s.runs.length} runs`, "")
   if (s.replay !== null) {
     const r = s.replay
-    lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
+    lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, rebates ${fmtRatio(r.rebates)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
   }
   lines.push(...perRunLines(s), "")
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
-  lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
+  lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, rebates ${fmtRatio(s.median_ratio.rebates)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks?.toFixed(2) ?? "-"} at the counterfactual's) — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
   return lines.join("\n")
 }
 

@@ -3,10 +3,12 @@
 // strategy on one market, so these say how often a single run is right and what the runs add up to.
 import type { Side } from "./fidelity.ts"
 
-/** One bot-run as the figures see it: the realised side against one backtest of it. */
+/** One bot-run as the figures see it: the realised side (its trading PnL at the live market's marks) against one backtest of it. */
 export interface RunPair {
   readonly realised: Side
   readonly backtest: Side
+  /** The realised trading PnL at the counterfactual's final marks (the backtest's own): the second PnL figure. */
+  readonly realisedTradingPnlAtCounterfactualMarksMicro: number
 }
 
 export interface BandCount {
@@ -31,8 +33,11 @@ export interface PooledRatio {
   readonly fills: number | null
   readonly filled_contracts: number | null
   readonly rewards: number | null
-  /** Also when the sums are losses: 0.5 means the backtest shows half the realised loss; negative means the sums differ in sign. */
+  readonly rebates: number | null
+  /** Also when the sums are losses: 0.5 means the backtest shows half the realised loss; negative means the sums differ in sign. Realised at the live market's marks. */
   readonly trading_pnl: number | null
+  /** The same with the realised side at the counterfactual's final marks. */
+  readonly trading_pnl_at_counterfactual_marks: number | null
 }
 
 export interface PooledSums {
@@ -40,12 +45,17 @@ export interface PooledSums {
   readonly backtest: PooledSide
   /** Σ backtest − Σ realised trading PnL: defined even when the ratio is not. */
   readonly trading_pnl_diff_usdc: number
+  /** Σ realised trading PnL at the counterfactual's final marks, and Σ backtest minus it. */
+  readonly realised_trading_pnl_at_counterfactual_marks_usdc: number
+  readonly trading_pnl_diff_usdc_at_counterfactual_marks: number
 }
 
 export interface PooledSide {
   readonly fills: number
   readonly filled_contracts: number
   readonly rewards_usdc: number
+  readonly rebates_usdc: number
+  /** Realised: at the live market's final marks. */
   readonly trading_pnl_usdc: number
 }
 
@@ -74,8 +84,12 @@ export interface PerRunFigures {
   readonly per_run_in_band: PerRunInBand
   readonly pooled_ratio: PooledRatio
   readonly pooled_sums: PooledSums
+  /** Realised at the live market's final marks (the headline). */
   readonly pnl_error_usdc: PnlErrorQuantiles
+  /** Realised at the counterfactual's final marks: both sides at one set of prices. */
+  readonly pnl_error_usdc_at_counterfactual_marks: PnlErrorQuantiles
   readonly sign_agreement: SignAgreement
+  readonly sign_agreement_at_counterfactual_marks: SignAgreement
 }
 
 /** The band a per-run ratio must lie in (the target's; 4/5 and 5/4, so it is tested exactly in integers). */
@@ -126,9 +140,10 @@ export const perRunFigures = (runs: ReadonlyArray<RunPair>): PerRunFigures => {
   const sum = (side: "realised" | "backtest", k: keyof Side): number => runs.reduce((s, p) => s + p[side][k], 0)
   const sideSums = (side: "realised" | "backtest"): PooledSide => ({
     fills: sum(side, "fills"), filled_contracts: sum(side, "filledContracts"),
-    rewards_usdc: sum(side, "rewardsMicro") / 1e6, trading_pnl_usdc: sum(side, "tradingPnlMicro") / 1e6
+    rewards_usdc: sum(side, "rewardsMicro") / 1e6, rebates_usdc: sum(side, "rebatesMicro") / 1e6, trading_pnl_usdc: sum(side, "tradingPnlMicro") / 1e6
   })
-  const errors = runs.map((p) => (p.backtest.tradingPnlMicro - p.realised.tradingPnlMicro) / 1e6).sort((a, b) => a - b)
+  const cf = (p: RunPair): Side => ({ ...p.realised, tradingPnlMicro: p.realisedTradingPnlAtCounterfactualMarksMicro })
+  const cfSum = runs.reduce((s, p) => s + p.realisedTradingPnlAtCounterfactualMarksMicro, 0)
   return {
     per_run_in_band: {
       band: BAND,
@@ -140,16 +155,28 @@ export const perRunFigures = (runs: ReadonlyArray<RunPair>): PerRunFigures => {
       fills: pooled(sum("backtest", "fills"), sum("realised", "fills")),
       filled_contracts: pooled(sum("backtest", "filledContracts"), sum("realised", "filledContracts")),
       rewards: pooled(sum("backtest", "rewardsMicro"), sum("realised", "rewardsMicro")),
-      trading_pnl: pooled(sum("backtest", "tradingPnlMicro"), sum("realised", "tradingPnlMicro"))
+      rebates: pooled(sum("backtest", "rebatesMicro"), sum("realised", "rebatesMicro")),
+      trading_pnl: pooled(sum("backtest", "tradingPnlMicro"), sum("realised", "tradingPnlMicro")),
+      trading_pnl_at_counterfactual_marks: pooled(sum("backtest", "tradingPnlMicro"), cfSum)
     },
     pooled_sums: {
       realised: sideSums("realised"), backtest: sideSums("backtest"),
-      trading_pnl_diff_usdc: (sum("backtest", "tradingPnlMicro") - sum("realised", "tradingPnlMicro")) / 1e6
+      trading_pnl_diff_usdc: (sum("backtest", "tradingPnlMicro") - sum("realised", "tradingPnlMicro")) / 1e6,
+      realised_trading_pnl_at_counterfactual_marks_usdc: cfSum / 1e6,
+      trading_pnl_diff_usdc_at_counterfactual_marks: (sum("backtest", "tradingPnlMicro") - cfSum) / 1e6
     },
-    pnl_error_usdc: {
-      q10: quantile(errors, 0.1), q50: quantile(errors, 0.5), q90: quantile(errors, 0.9),
-      min: errors[0] ?? null, max: errors.at(-1) ?? null, runs: errors.length
-    },
-    sign_agreement: signAgreement(runs.map((p) => ({ backtest: p.backtest.tradingPnlMicro, realised: p.realised.tradingPnlMicro })))
+    pnl_error_usdc: pnlErrors(runs.map((p) => ({ realised: p.realised, backtest: p.backtest }))),
+    pnl_error_usdc_at_counterfactual_marks: pnlErrors(runs.map((p) => ({ realised: cf(p), backtest: p.backtest }))),
+    sign_agreement: signAgreement(runs.map((p) => ({ backtest: p.backtest.tradingPnlMicro, realised: p.realised.tradingPnlMicro }))),
+    sign_agreement_at_counterfactual_marks: signAgreement(runs.map((p) => ({ backtest: p.backtest.tradingPnlMicro, realised: p.realisedTradingPnlAtCounterfactualMarksMicro })))
+  }
+}
+
+/** Backtest − realised trading PnL per run (USDC), its quantiles and ends. */
+const pnlErrors = (pairs: ReadonlyArray<{ realised: Side; backtest: Side }>): PnlErrorQuantiles => {
+  const errors = pairs.map((p) => (p.backtest.tradingPnlMicro - p.realised.tradingPnlMicro) / 1e6).sort((a, b) => a - b)
+  return {
+    q10: quantile(errors, 0.1), q50: quantile(errors, 0.5), q90: quantile(errors, 0.9),
+    min: errors[0] ?? null, max: errors.at(-1) ?? null, runs: errors.length
   }
 }

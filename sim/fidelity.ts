@@ -2,10 +2,12 @@
 // seed: run the world with the LP bots live and read each bot's realised outcome from the
 // journal; run it again without one bot (the counterfactual market: every other agent keeps
 // its seeds), write that run's tape with book snapshots, and backtest the bot's own spec on
-// it from the moment it started, in its markets, with its balance. Both sides are marked to
-// the same prices (the backtest's final marks) and compared over the same paid reward days.
+// it from the moment it started, in its markets, with its balance. The realised side is marked
+// at the live market's final prices (the headline) and at the counterfactual's (a second figure);
+// both sides are compared over the reward days both paid.
 import { join } from "node:path"
 import { keyFromSecret } from "../src/client/keys.ts"
+import type { BookSide } from "../src/engine/book.ts"
 import type { EngineEvent } from "../src/engine/types.ts"
 import { parseStrategySpec } from "../src/lp/strategy-spec.ts"
 import type { JournalRecord } from "../src/service/commands.ts"
@@ -37,6 +39,14 @@ export interface Realised {
   readonly byMarket: Readonly<Record<string, { cashMicro: number; yes: number; no: number }>>
   /** Rewards paid to the user, by day. */
   readonly rewardsByDay: Readonly<Record<string, number>>
+  /** Every day the service paid (a journaled `pay_rewards` that paid), whether or not the bot earned on it. */
+  readonly paidDays: ReadonlyArray<number>
+  /**
+   * The live market's final mark per market of the bot: the mid of everyone else's book (the
+   * bot's own quotes left out, as the bot and the backtester read a mid), the last time both
+   * sides had one; null if they never did.
+   */
+  readonly liveMarksBps: Readonly<Record<string, number | null>>
 }
 
 export interface LatencyModel {
@@ -76,6 +86,9 @@ export interface Side {
   readonly fills: number
   readonly filledContracts: number
   readonly rewardsMicro: number
+  /** Maker rebates on the bot's fills in its markets. */
+  readonly rebatesMicro: number
+  /** Realised: at the live market's final marks (the headline). A backtest: at its own final marks (the counterfactual market's). */
   readonly tradingPnlMicro: number
 }
 
@@ -89,7 +102,12 @@ export interface ModelResult extends Side {
 export interface BotRun {
   readonly seed: number
   readonly agent: string
+  /** Its trading PnL at the live market's final marks. */
   readonly realised: Side
+  /** The realised trading PnL marked at the headline backtest's final marks (the counterfactual market's): both sides at one set of prices. */
+  readonly realisedTradingPnlAtCounterfactualMarksMicro: number
+  /** The final marks each figure uses, per market of the bot (YES bps): the live market's, the headline backtest's, the replay's. */
+  readonly marks: { readonly live: Readonly<Record<string, number | null>>; readonly counterfactual: Readonly<Record<string, number | null>>; readonly replay: Readonly<Record<string, number | null>> | null }
   readonly backtests: ReadonlyArray<ModelResult>
   /** The headline model on the live tape without the bot (its orders left out, everyone else's as they arrived): the backtester's own error, without the counterfactual's. */
   readonly replay: ModelResult | null
@@ -98,7 +116,10 @@ export interface BotRun {
   readonly tape: string
   readonly tapeTrades: number
   readonly tapeSnapshots: number
+  /** The reward days compared: those both the service and the headline backtest paid. */
   readonly rewardDays: ReadonlyArray<number>
+  /** Days only one side paid: left out of the rewards compared, flagged here (the unfinished day is paid by neither and is not listed). */
+  readonly rewardDaysOneSide: { readonly realisedOnly: ReadonlyArray<number>; readonly backtestOnly: ReadonlyArray<number> }
 }
 
 export const userOfAgent = (seed: number, name: string): string =>
@@ -114,16 +135,19 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
   const x = new Exchange(() => 0, memoryJournal())
   x.history.seed([], Number.POSITIVE_INFINITY)
   const byUser = new Map(bots.map((b) => [b.user, b.agent]))
-  type Acc = { startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number; byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number> }
+  type Acc = { startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number; byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number>; marks: Record<string, number | null> }
   const acc = new Map<string, Acc>()
+  const paidDays: number[] = []
   let current: JournalRecord | null = null
   x.onApply((_r, result) => {
+    if (result.paid !== undefined) paidDays.push(result.paid.day)
     const cmd = current!.cmd
     if (cmd.type === "lp_start" && byUser.has(cmd.user) && !acc.has(cmd.user)) {
       const a = x.engine.accounts.get(cmd.user)
       acc.set(cmd.user, {
         startSec: current!.tsSec, markets: [...cmd.marketIds], strategy: { ...cmd.strategy }, balanceMicro: (a?.availableMicro ?? 0) + (a?.lockedMicro ?? 0),
-        fills: 0, filled: 0, rebates: 0, byMarket: Object.fromEntries(cmd.marketIds.map((m) => [m, { cashMicro: 0, yes: 0, no: 0 }])), rewards: {}
+        fills: 0, filled: 0, rebates: 0, byMarket: Object.fromEntries(cmd.marketIds.map((m) => [m, { cashMicro: 0, yes: 0, no: 0 }])), rewards: {},
+        marks: Object.fromEntries(cmd.marketIds.map((m) => [m, null]))
       })
     }
     for (const ev of result.events as ReadonlyArray<EngineEvent>) {
@@ -152,11 +176,28 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
   for (const r of records) {
     current = r
     x.apply(r)
+    // The others' mid after every record, kept while both sides have one: the mark the run ends on.
+    for (const [user, s] of acc) {
+      for (const id of s.markets) {
+        const m = x.engine.markets.get(id)
+        const bid = m === undefined ? -1 : othersBest(m.bids, user)
+        const ask = m === undefined ? -1 : othersBest(m.asks, user)
+        if (bid >= 0 && ask >= 0) s.marks[id] = (bid + ask) / 2
+      }
+    }
   }
   return [...acc.entries()].map(([user, s]) => ({
     agent: byUser.get(user)!, user, startSec: s.startSec, markets: s.markets, strategy: s.strategy, balanceMicro: s.balanceMicro,
-    fills: s.fills, filledContracts: s.filled, rebatesMicro: s.rebates, byMarket: s.byMarket, rewardsByDay: s.rewards
+    fills: s.fills, filledContracts: s.filled, rebatesMicro: s.rebates, byMarket: s.byMarket, rewardsByDay: s.rewards, paidDays, liveMarksBps: s.marks
   }))
+}
+
+/** The best price on a side among orders not `user`'s, or -1. */
+const othersBest = (side: BookSide, user: string): number => {
+  for (let p = side.best; p !== -1; p = side.nextPrice(p)) {
+    for (let o = side.levels[p]?.head ?? null; o !== null; o = o.next) if (o.account.user !== user) return p
+  }
+  return -1
 }
 
 /**
@@ -204,17 +245,20 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
   const { dataset: flow, meta } = await loadTape(tape.dir, null, "flow")
   const { dataset: adds } = await loadTape(tape.dir, null, "adds")
   const { dataset: bookOnly } = await loadTape(tape.dir, null, "none")
-  const paidDays = Object.keys(realised.rewardsByDay).map(Number).sort((a, b) => a - b)
-  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel): { result: ModelResult; marks: Map<string, number | null> } => {
+  // Rewards are summed over the days the service paid; a day the backtest did not pay adds nothing to it, and is flagged below.
+  const servicePaid = [...new Set(realised.paidDays)].sort((a, b) => a - b)
+  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel): { result: ModelResult; marks: Map<string, number | null>; paidDays: number[] } => {
     const { report } = runBacktest(data, botBacktestConfig(seed, realised, tapeMeta, queue, lat))
     const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
     return {
       marks: new Map(ours.map((m) => [m.market_id, m.mark_bps])),
+      paidDays: report.rewardDays.map((d) => d.day),
       result: {
         queue, latency: lat.name,
         fills: ours.reduce((s, m) => s + m.fills, 0),
         filledContracts: ours.reduce((s, m) => s + m.filled_contracts, 0),
-        rewardsMicro: report.rewardDays.filter((d) => paidDays.includes(d.day)).reduce((s, d) => s + d.lpMicro, 0),
+        rewardsMicro: report.rewardDays.filter((d) => servicePaid.includes(d.day)).reduce((s, d) => s + d.lpMicro, 0),
+        rebatesMicro: ours.reduce((s, m) => s + m.maker_rebates_micro, 0),
         tradingPnlMicro: ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0),
         fillsFromBookMoves: report.summary.fills_from_book_moves,
         queueDecreasesAtOurLevel: report.summary.queue_decreases_at_our_level
@@ -222,43 +266,93 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
     }
   }
   const results: ModelResult[] = []
-  let marks: Map<string, number | null> | null = null
+  let headline: { marks: Map<string, number | null>; paidDays: number[] } | null = null
   for (const queue of QUEUE_MODELS) {
     for (const lat of LATENCY_MODELS) {
       const r = run(queue === "flow" ? flow : queue === "adds" ? adds : bookOnly, meta, queue, lat)
-      marks ??= r.marks
+      if (queue === HEADLINE.queue && lat.name === HEADLINE.latency) headline = r
       results.push(r.result)
     }
   }
-  // Both sides marked to the same prices: the headline backtest's final marks, market by market.
+  // The days compared are those both sides paid; a day one side paid and the other did not is flagged, not compared.
+  const backtestPaid = headline!.paidDays
+  const rewardDays = servicePaid.filter((d) => backtestPaid.includes(d))
+  const liveMarks = new Map(Object.entries(realised.liveMarksBps))
   const realisedSide: Side = {
     fills: realised.fills,
     filledContracts: realised.filledContracts,
-    rewardsMicro: paidDays.reduce((s, d) => s + (realised.rewardsByDay[String(d)] ?? 0), 0),
-    tradingPnlMicro: realisedTradingPnlAt(realised, marks)
+    rewardsMicro: rewardDays.reduce((s, d) => s + (realised.rewardsByDay[String(d)] ?? 0), 0),
+    rebatesMicro: realised.rebatesMicro,
+    // The headline: what the bot's holdings were worth in the market it really traded in.
+    tradingPnlMicro: realisedTradingPnlAt(realised, liveMarks)
   }
   let replay: ModelResult | null = null
   let replayRealisedTradingPnlMicro: number | null = null
+  let replayMarks: Map<string, number | null> | null = null
   if (replayDir !== null) {
     const live = await loadTape(replayDir, null, "flow")
     const r = run(live.dataset, live.meta, "flow", LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!)
     replay = r.result
-    // The replay is judged at its own final marks (the live market's), not the counterfactual's.
+    replayMarks = r.marks
+    // The replay is judged at its own final marks (the live market's as the backtester reads the live tape).
     replayRealisedTradingPnlMicro = realisedTradingPnlAt(realised, r.marks)
   }
   return {
-    seed, agent: realised.agent, realised: realisedSide, backtests: results, replay, replayRealisedTradingPnlMicro,
-    tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays: paidDays
+    seed, agent: realised.agent, realised: realisedSide,
+    realisedTradingPnlAtCounterfactualMarksMicro: realisedTradingPnlAt(realised, headline!.marks),
+    marks: { live: realised.liveMarksBps, counterfactual: Object.fromEntries(headline!.marks), replay: replayMarks === null ? null : Object.fromEntries(replayMarks) },
+    backtests: results, replay, replayRealisedTradingPnlMicro,
+    tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays,
+    rewardDaysOneSide: { realisedOnly: servicePaid.filter((d) => !backtestPaid.includes(d)), backtestOnly: backtestPaid.filter((d) => !servicePaid.includes(d)) }
   }
 }
 
+/** The median of the values that have a ratio: NaN (0/0) is left out; +Infinity (x/0) is kept, as the largest. */
 const median = (xs: ReadonlyArray<number>): number | null => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b)
   if (s.length === 0) return null
   return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
-const ratio = (b: number, r: number): number => (r === 0 ? (b === 0 ? 1 : Number.POSITIVE_INFINITY) : b / r)
+/** backtest ÷ realised; 0/0 has no ratio (NaN: left out of the medians, never counted as 1), x/0 is +Infinity. */
+const ratio = (b: number, r: number): number => (r === 0 ? (b === 0 ? Number.NaN : Number.POSITIVE_INFINITY) : b / r)
+
+/** The ratios a median is taken of, per figure. */
+export type RatioKey = "fills" | "filled_contracts" | "rewards" | "rebates"
+const RATIO_FIELDS: ReadonlyArray<readonly [RatioKey, Exclude<keyof Side, "tradingPnlMicro">]> = [
+  ["fills", "fills"], ["filled_contracts", "filledContracts"], ["rewards", "rewardsMicro"], ["rebates", "rebatesMicro"]
+]
+
+/** Medians of backtest ÷ realised per figure (0/0 runs left out and counted), and of backtest − realised trading PnL at both marks. */
+export interface Medians {
+  readonly fills: number | null
+  readonly filled_contracts: number | null
+  readonly rewards: number | null
+  readonly rebates: number | null
+  /** Backtest − realised trading PnL, the realised side at the live market's final marks (USDC). */
+  readonly pnl_diff_usdc: number | null
+  /** The same with the realised side at the counterfactual's final marks (the backtest's own). */
+  readonly pnl_diff_usdc_at_counterfactual_marks: number | null
+  /** Runs with 0 on both sides of a ratio: left out of that median. */
+  readonly excluded_zero_zero: Readonly<Record<RatioKey, number>>
+}
+
+/** One model's medians over bot-runs; `realisedCf` is the realised PnL each run is compared with at the counterfactual marks. */
+const mediansOf = (pairs: ReadonlyArray<{ realised: Side; backtest: Side; realisedPnlCfMicro: number }>): Medians => {
+  const out: Record<string, unknown> = {}
+  const excluded: Record<string, number> = {}
+  for (const [key, k] of RATIO_FIELDS) {
+    const xs = pairs.map((p) => ratio(p.backtest[k], p.realised[k]))
+    out[key] = median(xs)
+    excluded[key] = xs.filter((x) => Number.isNaN(x)).length
+  }
+  return {
+    ...(out as Record<RatioKey, number | null>),
+    pnl_diff_usdc: median(pairs.map((p) => (p.backtest.tradingPnlMicro - p.realised.tradingPnlMicro) / 1e6)),
+    pnl_diff_usdc_at_counterfactual_marks: median(pairs.map((p) => (p.backtest.tradingPnlMicro - p.realisedPnlCfMicro) / 1e6)),
+    excluded_zero_zero: excluded as Record<RatioKey, number>
+  }
+}
 
 /** The summary: medians, and the headline model's per-run figures (sim/fidelity-figures.ts). */
 export interface FidelitySummary extends PerRunFigures {
@@ -267,43 +361,54 @@ export interface FidelitySummary extends PerRunFigures {
   /** Book snapshots of the counterfactual tapes: every this many seconds, 0 = at every change. */
   readonly snapshot_interval_sec: number
   readonly headline: { readonly queue: string; readonly latency: string }
-  readonly median_ratio: { readonly fills: number | null; readonly filled_contracts: number | null; readonly rewards: number | null }
+  /** The headline model's medians of backtest ÷ realised; a 0/0 run is left out (counted in `median_excluded_zero_zero`), an x/0 run counts as +∞. */
+  readonly median_ratio: { readonly fills: number | null; readonly filled_contracts: number | null; readonly rewards: number | null; readonly rebates: number | null }
+  /** Per figure of `median_ratio`: the bot-runs left out of its median because both sides are 0. */
+  readonly median_excluded_zero_zero: Readonly<Record<RatioKey, number>>
+  /** Backtest − realised trading PnL, median over bot-runs, the realised side at the live market's final marks (the headline). */
   readonly median_pnl_diff_usdc: number | null
+  /** The same with the realised side at the counterfactual's final marks: both sides at one set of prices. */
+  readonly median_pnl_diff_usdc_at_counterfactual_marks: number | null
   /** Medians for every queue × latency model, same fields. */
-  readonly by_model: ReadonlyArray<{ queue: string; latency: string; fills: number | null; filled_contracts: number | null; rewards: number | null; pnl_diff_usdc: number | null }>
-  /** The same medians for the headline model replaying the live tape without the bot (null when not run): the backtester's own error. */
-  readonly replay: { fills: number | null; filled_contracts: number | null; rewards: number | null; pnl_diff_usdc: number | null } | null
+  readonly by_model: ReadonlyArray<{ queue: string; latency: string } & Medians>
+  /** The same medians for the headline model replaying the live tape without the bot (null when not run): the backtester's own error. Its PnL is compared at its own final marks (both PnL fields). */
+  readonly replay: Medians | null
+  /** Bot-runs with a reward day only one side paid (that day is not compared), and how many such days. */
+  readonly reward_days_one_side: { readonly runs: number; readonly realised_only: number; readonly backtest_only: number }
   readonly target: { readonly ratio: readonly [number, number]; readonly pnl_diff_usdc: number }
   readonly runs: ReadonlyArray<BotRun>
 }
 
-/** Medians over bot-runs of backtest ÷ realised (fills, contracts, rewards) and backtest − realised trading PnL. */
+/** Medians over bot-runs of backtest ÷ realised (fills, contracts, rewards, rebates) and backtest − realised trading PnL. */
 export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapshotSec: number, runs: ReadonlyArray<BotRun>): FidelitySummary => {
   const models = runs[0]?.backtests.map((b) => ({ queue: b.queue, latency: b.latency })) ?? []
   const pick = (run: BotRun, q: string, l: string): ModelResult => run.backtests.find((b) => b.queue === q && b.latency === l)!
-  const med = (q: string, l: string) => ({
-    queue: q, latency: l,
-    fills: median(runs.map((r) => ratio(pick(r, q, l).fills, r.realised.fills))),
-    filled_contracts: median(runs.map((r) => ratio(pick(r, q, l).filledContracts, r.realised.filledContracts))),
-    rewards: median(runs.map((r) => ratio(pick(r, q, l).rewardsMicro, r.realised.rewardsMicro))),
-    pnl_diff_usdc: median(runs.map((r) => (pick(r, q, l).tradingPnlMicro - r.realised.tradingPnlMicro) / 1e6))
-  })
-  const by = models.map((m) => med(m.queue, m.latency))
+  const by = models.map((m) => ({
+    queue: m.queue, latency: m.latency,
+    ...mediansOf(runs.map((r) => ({ realised: r.realised, backtest: pick(r, m.queue, m.latency), realisedPnlCfMicro: r.realisedTradingPnlAtCounterfactualMarksMicro })))
+  }))
   const replayed = runs.filter((r) => r.replay !== null)
-  const replay = replayed.length === 0 ? null : {
-    fills: median(replayed.map((r) => ratio(r.replay!.fills, r.realised.fills))),
-    filled_contracts: median(replayed.map((r) => ratio(r.replay!.filledContracts, r.realised.filledContracts))),
-    rewards: median(replayed.map((r) => ratio(r.replay!.rewardsMicro, r.realised.rewardsMicro))),
-    pnl_diff_usdc: median(replayed.map((r) => (r.replay!.tradingPnlMicro - (r.replayRealisedTradingPnlMicro ?? r.realised.tradingPnlMicro)) / 1e6))
-  }
+  // The replay is compared at its own final marks (the live tape's), so both PnL figures are that one.
+  const replay = replayed.length === 0 ? null : mediansOf(replayed.map((r) => {
+    const pnl = r.replayRealisedTradingPnlMicro ?? r.realised.tradingPnlMicro
+    return { realised: { ...r.realised, tradingPnlMicro: pnl }, backtest: r.replay!, realisedPnlCfMicro: pnl }
+  }))
   const h = by.find((m) => m.queue === HEADLINE.queue && m.latency === HEADLINE.latency)
+  const noRatios: Record<RatioKey, number> = { fills: 0, filled_contracts: 0, rewards: 0, rebates: 0 }
   return {
     scenario, seeds, snapshot_interval_sec: snapshotSec, headline: HEADLINE,
-    median_ratio: { fills: h?.fills ?? null, filled_contracts: h?.filled_contracts ?? null, rewards: h?.rewards ?? null },
+    median_ratio: { fills: h?.fills ?? null, filled_contracts: h?.filled_contracts ?? null, rewards: h?.rewards ?? null, rebates: h?.rebates ?? null },
+    median_excluded_zero_zero: h?.excluded_zero_zero ?? noRatios,
     median_pnl_diff_usdc: h?.pnl_diff_usdc ?? null,
-    ...perRunFigures(runs.map((r) => ({ realised: r.realised, backtest: pick(r, HEADLINE.queue, HEADLINE.latency) }))),
+    median_pnl_diff_usdc_at_counterfactual_marks: h?.pnl_diff_usdc_at_counterfactual_marks ?? null,
+    ...perRunFigures(runs.map((r) => ({ realised: r.realised, backtest: pick(r, HEADLINE.queue, HEADLINE.latency), realisedTradingPnlAtCounterfactualMarksMicro: r.realisedTradingPnlAtCounterfactualMarksMicro }))),
     by_model: by,
     replay,
+    reward_days_one_side: {
+      runs: runs.filter((r) => r.rewardDaysOneSide.realisedOnly.length + r.rewardDaysOneSide.backtestOnly.length > 0).length,
+      realised_only: runs.reduce((s, r) => s + r.rewardDaysOneSide.realisedOnly.length, 0),
+      backtest_only: runs.reduce((s, r) => s + r.rewardDaysOneSide.backtestOnly.length, 0)
+    },
     target: { ratio: [0.8, 1.25], pnl_diff_usdc: 10 },
     runs
   }

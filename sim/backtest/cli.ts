@@ -16,7 +16,7 @@ import { combinations } from "./params.ts"
 import { progressBar } from "./progress.ts"
 import { commandOf, inputFiles, type Reproduction, settingsOf } from "./reproduce.ts"
 import { formatSummary } from "./report.ts"
-import { runBacktest } from "./runner.ts"
+import { runBacktest, startWarnings } from "./runner.ts"
 import { formatSweep, runHref, runSweep, type SweepPages, type SweepRow, sweepTable } from "./sweep.ts"
 import { runSweepOnQueue } from "./queue-sweep.ts"
 import { queueProgress } from "../queue/progress.ts"
@@ -38,7 +38,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     opts = { ...opts, config: withTapeMeta(opts.config, tape.meta) }
   } else data = await loadDataset(opts.data!, opts.snapshots)
   const loadedMs = performance.now() - t0 // live-only: wall time reported by the CLI
-  for (const w of data.warnings) process.stderr.write(`backtest: WARNING ${data.source}: ${w}\n`)
+  for (const w of [...data.warnings, ...startWarnings(data, opts.config)]) process.stderr.write(`backtest: WARNING ${data.source}: ${w}\n`)
   // With --json, stdout carries only the JSON object (so `| jq` works); the human text goes to stderr.
   const human = (text: string): void => void (opts.json ? process.stderr : process.stdout).write(text)
   mkdirSync(opts.out, { recursive: true })

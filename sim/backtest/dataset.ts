@@ -8,6 +8,8 @@
 // trades, order adds: the order in which one journal record produces them (a snapshot is the
 // book before the record; an order arrives, trades, and what is left comes to rest).
 
+import { type Bunching, bunchingWarning, findBunching } from "./bunching.ts"
+
 export const KIND_TRADE = 0
 export const KIND_SNAPSHOT = 1
 /** Order-level (L3) events of a tape's orders file: an order came to rest / a resting order left / an order arrived. */
@@ -64,6 +66,8 @@ export interface Dataset {
   readonly warnings: ReadonlyArray<string>
   /** Facts about the input a reader should know that are not suspect on their own (shown as report notes). */
   readonly notes: ReadonlyArray<string>
+  /** Seconds holding far more events than the data's typical second (sim/backtest/bunching.ts); a warning names them. */
+  readonly bunching: Bunching
 }
 
 /** Trades as loaded, in file order. `tMs` is whole seconds × 1000 unless `exactMs`. */
@@ -263,7 +267,8 @@ export const buildDataset = (source: string, trades: TradeColumns, levels: Level
     levelIsAsk: Uint8Array.from(lvIsAsk),
     levelPrice: Uint16Array.from(lvPrice),
     levelSize: Int32Array.from(lvSize),
-    ...tradeWarnings(trades, tOrder)
+    ...tradeWarnings(trades, tOrder),
+    bunching: { medianEvents: 0, thresholdEvents: 0, stretches: [] }
   }
   let ti = 0
   let si = 0
@@ -315,7 +320,9 @@ export const buildDataset = (source: string, trades: TradeColumns, levels: Level
     }
   }
   if (count === 0) throw new BacktestInputError(`${source}: no trades`)
-  return d
+  const bunching = findBunching(d.tMs, count)
+  const bunched = bunchingWarning(bunching)
+  return { ...d, bunching, warnings: bunched === null ? d.warnings : [...d.warnings, bunched] }
 }
 
 /** Copies every column onto SharedArrayBuffers so sweep workers read one copy. */

@@ -16,6 +16,7 @@ import type { EngineEvent, FillEvent } from "../../src/engine/types.ts"
 import { quotesToOrders } from "../../src/lp/quotes.ts"
 import { type Decision, makeStrategy, type Quote, type StrategyInput } from "../../src/lp/strategy.ts"
 import { Background } from "./background.ts"
+import { startWarning } from "./bunching.ts"
 import { type BacktestConfig, type LatencySpec, marketParams } from "./config.ts"
 import { BacktestInputError, type Dataset, KIND_ADD, KIND_CANCEL, KIND_NEW, KIND_SNAPSHOT, KIND_TRADE, ORDER_TYPES, TAKER_BUY } from "./dataset.ts"
 import { MAX_OWNER_WALLETS, OrderLevelBook } from "./order-level.ts"
@@ -471,9 +472,16 @@ const bookOf = (markets: ReadonlyArray<MarketState>): string => {
 
 const usdcOf = (micro: number): string => (micro / 1e6).toLocaleString("en-US", { maximumFractionDigits: 2 })
 
+/** A strategy that starts (at its --start-sec, else with the data) inside a bunched stretch of seconds: said loudly, as input warnings are. */
+export const startWarnings = (d: Dataset, config: BacktestConfig): string[] => {
+  if (d.count === 0) return []
+  const w = startWarning(d.bunching, Math.floor(Math.max(d.tMs[0]!, config.startSec === null ? 0 : config.startSec * 1000) / 1000))
+  return w === null ? [] : [w]
+}
+
 /** What the data did not say and the run assumed, and model notes a reader must see first. */
 const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArray<MarketState>, bg: Background): string[] => {
-  const out: string[] = d.warnings.map((w) => `INPUT WARNING ${d.source}: ${w}`)
+  const out: string[] = [...d.warnings, ...startWarnings(d, config)].map((w) => `INPUT WARNING ${d.source}: ${w}`)
   const synthetic = markets.filter((ms) => !ms.snapshotMode).map((ms) => ms.id)
   const orderLevel = markets.filter((ms) => ms.orderLevel).length
   if (orderLevel > 0) {

@@ -11,8 +11,20 @@ import { describe, expect, it } from "vitest"
 
 const ROOT = join(import.meta.dirname, "..", "..")
 
-interface SideJson { fills: number; filledContracts: number; rewardsMicro: number; tradingPnlMicro: number }
-interface RunJson { realised: SideJson; backtests: Array<SideJson & { queue: string; latency: string }> }
+interface SideJson { fills: number; filledContracts: number; rewardsMicro: number; rebatesMicro: number; tradingPnlMicro: number }
+interface RunJson {
+  realised: SideJson; realisedTradingPnlAtCounterfactualMarksMicro: number; backtests: Array<SideJson & { queue: string; latency: string }>
+  rewardDays: number[]; rewardDaysOneSide: { realisedOnly: number[]; backtestOnly: number[] }
+}
+
+/** The median as the output carries it: 0/0 (NaN) left out, x/0 kept as +∞, which JSON writes as null. */
+const medianJson = (xs: number[]): number | null => {
+  const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b)
+  if (v.length === 0) return null
+  const m = v.length % 2 === 1 ? v[v.length >> 1]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2
+  return Number.isFinite(m) ? m : null
+}
+const ratio = (b: number, r: number): number => (r === 0 ? (b === 0 ? Number.NaN : Number.POSITIVE_INFINITY) : b / r)
 
 describe("npm run fidelity -- --json", () => {
   it("prints the per-run figures, consistent with its own per-run rows, and the text table shows them", async () => {
@@ -26,7 +38,7 @@ describe("npm run fidelity -- --json", () => {
       const s = JSON.parse(stdout)
       const runs = s.runs as RunJson[]
       expect(runs).toHaveLength(3)
-      const pairs = runs.map((r) => ({ r: r.realised, b: r.backtests.find((m) => m.queue === s.headline.queue && m.latency === s.headline.latency)! }))
+      const pairs = runs.map((r) => ({ r: r.realised, b: r.backtests.find((m) => m.queue === s.headline.queue && m.latency === s.headline.latency)!, cf: r.realisedTradingPnlAtCounterfactualMarksMicro }))
       expect(pairs.some((p) => p.r.fills > 0)).toBe(true) // a run that traded, so the figures are not all trivial
 
       const inBand = (b: number, r: number): boolean => r > 0 && b / r >= 0.8 - 1e-12 && b / r <= 1.25 + 1e-12
@@ -37,14 +49,42 @@ describe("npm run fidelity -- --json", () => {
         expect(s.per_run_in_band[key]).toBe(rated.length === 0 ? null : n / rated.length)
       }
       const sum = (side: "r" | "b", k: keyof SideJson): number => pairs.reduce((a, p) => a + p[side][k], 0)
-      for (const [key, k] of [["fills", "fills"], ["filled_contracts", "filledContracts"], ["rewards", "rewardsMicro"], ["trading_pnl", "tradingPnlMicro"]] as const)
+      for (const [key, k] of [["fills", "fills"], ["filled_contracts", "filledContracts"], ["rewards", "rewardsMicro"], ["rebates", "rebatesMicro"], ["trading_pnl", "tradingPnlMicro"]] as const)
         expect(s.pooled_ratio[key]).toBe(sum("r", k) === 0 ? null : sum("b", k) / sum("r", k))
       expect(s.pooled_sums.trading_pnl_diff_usdc).toBeCloseTo((sum("b", "tradingPnlMicro") - sum("r", "tradingPnlMicro")) / 1e6, 9)
+      const cfSum = pairs.reduce((a, p) => a + p.cf, 0)
+      expect(s.pooled_ratio.trading_pnl_at_counterfactual_marks).toBe(cfSum === 0 ? null : sum("b", "tradingPnlMicro") / cfSum)
+      expect(s.pooled_sums.realised_trading_pnl_at_counterfactual_marks_usdc).toBeCloseTo(cfSum / 1e6, 9)
+      expect(s.pooled_sums.trading_pnl_diff_usdc_at_counterfactual_marks).toBeCloseTo((sum("b", "tradingPnlMicro") - cfSum) / 1e6, 9)
+      expect(s.pooled_sums.realised.rebates_usdc).toBeCloseTo(sum("r", "rebatesMicro") / 1e6, 9)
+      expect(s.pooled_sums.backtest.rebates_usdc).toBeCloseTo(sum("b", "rebatesMicro") / 1e6, 9)
+
+      // The medians: 0/0 runs left out of each ratio and counted; PnL at the live market's marks and at the counterfactual's.
+      for (const [key, k] of [["fills", "fills"], ["filled_contracts", "filledContracts"], ["rewards", "rewardsMicro"], ["rebates", "rebatesMicro"]] as const) {
+        const xs = pairs.map((p) => ratio(p.b[k], p.r[k]))
+        expect(s.median_ratio[key]).toBe(medianJson(xs))
+        expect(s.median_excluded_zero_zero[key]).toBe(xs.filter((x) => Number.isNaN(x)).length)
+      }
+      expect(s.median_pnl_diff_usdc).toBe(medianJson(pairs.map((p) => (p.b.tradingPnlMicro - p.r.tradingPnlMicro) / 1e6)))
+      expect(s.median_pnl_diff_usdc_at_counterfactual_marks).toBe(medianJson(pairs.map((p) => (p.b.tradingPnlMicro - p.cf) / 1e6)))
+      const cfErr = pairs.map((p) => (p.b.tradingPnlMicro - p.cf) / 1e6).sort((a, b) => a - b)
+      expect([s.pnl_error_usdc_at_counterfactual_marks.q50, s.pnl_error_usdc_at_counterfactual_marks.min, s.pnl_error_usdc_at_counterfactual_marks.max]).toEqual([cfErr[1], cfErr[0], cfErr[2]])
+      const cfSigned = pairs.filter((p) => p.cf !== 0 || p.b.tradingPnlMicro !== 0)
+      const cfAgree = cfSigned.filter((p) => Math.sign(p.cf) === Math.sign(p.b.tradingPnlMicro)).length
+      expect(s.sign_agreement_at_counterfactual_marks).toMatchObject({ agree: cfAgree, rated: cfSigned.length })
+      // Reward days: the compared ones and the one-sided ones never overlap; the summary counts the one-sided ones.
+      for (const r of runs) for (const d of [...r.rewardDaysOneSide.realisedOnly, ...r.rewardDaysOneSide.backtestOnly]) expect(r.rewardDays).not.toContain(d)
+      expect(s.reward_days_one_side).toEqual({
+        runs: runs.filter((r) => r.rewardDaysOneSide.realisedOnly.length + r.rewardDaysOneSide.backtestOnly.length > 0).length,
+        realised_only: runs.reduce((a, r) => a + r.rewardDaysOneSide.realisedOnly.length, 0),
+        backtest_only: runs.reduce((a, r) => a + r.rewardDaysOneSide.backtestOnly.length, 0)
+      })
 
       // Three runs: q50 is the middle error, q10 and q90 interpolate 20% of the way from the ends.
       const err = pairs.map((p) => (p.b.tradingPnlMicro - p.r.tradingPnlMicro) / 1e6).sort((a, b) => a - b)
       expect(s.pnl_error_usdc.q50).toBe(err[1])
       expect(s.pnl_error_usdc.q50).toBe(s.median_pnl_diff_usdc)
+      expect(s.pnl_error_usdc_at_counterfactual_marks.q50).toBe(s.median_pnl_diff_usdc_at_counterfactual_marks)
       expect(s.pnl_error_usdc.q10).toBeCloseTo(err[0]! + 0.2 * (err[1]! - err[0]!), 9)
       expect(s.pnl_error_usdc.q90).toBeCloseTo(err[1]! + 0.8 * (err[2]! - err[1]!), 9)
       expect([s.pnl_error_usdc.min, s.pnl_error_usdc.max, s.pnl_error_usdc.runs]).toEqual([err[0], err[2], 3])
@@ -60,10 +100,14 @@ describe("npm run fidelity -- --json", () => {
       const c = s.per_run_in_band.counts
       expect(txt).toContain(`ratio in 0.8–1.25: fills ${c.fills.in_band}/${c.fills.rated}`)
       expect(txt).toContain(`contracts ${c.filled_contracts.in_band}/${c.filled_contracts.rated}`)
-      expect(txt).toMatch(/pooled Σ backtest ÷ Σ realised: fills \S+, contracts \S+, rewards \S+, trading PnL \S+/)
+      expect(txt).toMatch(/pooled Σ backtest ÷ Σ realised: fills \S+, contracts \S+, rewards \S+, rebates \S+ \([^)]*\), trading PnL \S+/)
       expect(txt).toContain(`q50 ${s.pnl_error_usdc.q50 > 0 ? "+" : ""}${s.pnl_error_usdc.q50.toFixed(2)}`)
       expect(txt).toContain(`PnL sign agrees: ${agree}/${signed.length} runs`)
       expect(txt).toMatch(/^headline: fills /m) // the existing headline line stays
+      const x = s.median_excluded_zero_zero
+      expect(txt).toContain(`left out of the headline medians as 0/0 (no ratio): fills ${x.fills}, contracts ${x.filled_contracts}, rewards ${x.rewards}, rebates ${x.rebates} of 3 runs`)
+      expect(txt).toContain(`PnL error at the counterfactual's marks (USDC): q10 `)
+      expect(txt).toContain(`PnL diff ${s.median_pnl_diff_usdc.toFixed(2)} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks.toFixed(2)} at the counterfactual's)`)
     } finally {
       rmSync(out, { recursive: true, force: true })
     }

@@ -51,5 +51,9 @@ describe("replaying the live tape without the bot", () => {
     // Same fills at the same prices: the same trading PnL to the micro, at the same marks.
     const marks = new Map(ours.map((m) => [m.market_id, m.mark_bps]))
     expect(ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0)).toBe(realisedTradingPnlAt(realised!, marks))
+    // The live market's final marks, read from the journal (everyone's book but the bot's, the last two-sided mid), are the
+    // marks the exact replay ends on: the fidelity headline values the realised holdings at them.
+    expect(new Map(Object.entries(realised!.liveMarksBps))).toEqual(marks)
+    expect(realisedTradingPnlAt(realised!, new Map(Object.entries(realised!.liveMarksBps)))).toBe(realisedTradingPnlAt(realised!, marks))
   }, 180_000)
 })
