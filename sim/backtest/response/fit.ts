@@ -155,11 +155,12 @@ const markoutAt = (inputs: ReadonlyArray<{ arrivals: Arrival[]; paths: TouchPath
   }
   const mean = n === 0 ? 0 : sum / n
   const sd = n < 2 ? 0 : Math.sqrt(Math.max(0, (sumSq - n * mean * mean) / (n - 1)))
-  const moved = agree + disagree
-  const share = moved === 0 ? 0 : (agree - disagree) / moved
+  // Noise agrees as often as it disagrees (or its mid does not move): E[agree − disagree] = π·n.
+  const share = n === 0 ? 0 : (agree - disagree) / n
+  const moved = n === 0 ? 0 : (agree + disagree) / n
   return {
     horizon_sec: h, n, mean_bps: round(mean), se_bps: round(n === 0 ? 0 : sd / Math.sqrt(n)), per_contract_bps: round(w === 0 ? 0 : wSum / w),
-    informed_share: round(share), informed_share_se: round(moved === 0 ? 0 : Math.sqrt(Math.max(0, 1 - share * share) / moved))
+    informed_share: round(share), informed_share_se: round(n === 0 ? 0 : Math.sqrt(Math.max(0, moved - share * share) / n))
   }
 }
 

@@ -44,7 +44,7 @@ export interface Markout {
   readonly se_bps: number
   /** Contract-weighted mean: the expected adverse move per contract a maker gives such a taker. */
   readonly per_contract_bps: number
-  /** (agree − disagree) ÷ (agree + disagree) over takers whose markout is not 0: noise agrees as often as it disagrees, an informed taker always agrees. */
+  /** (agree − disagree) ÷ n, agree = markout > 0: a noise taker's mid moves its way as often as against it (or not at all), an informed taker's always moves its way. */
   readonly informed_share: number
   readonly informed_share_se: number
 }
@@ -118,7 +118,42 @@ export const validateModel = (path: string, json: unknown): ResponseModel => {
   const pi = finite(path, "information.informed_share", m.information?.informed_share, 0)
   if (pi > 1) bad(path, "information.informed_share must be in 0..1")
   finite(path, "information.horizon_sec", m.information?.horizon_sec, 1)
-  return m
+  return normalised(m)
+}
+
+const num = (x: unknown): number => (typeof x === "number" && Number.isFinite(x) ? x : 0)
+const curveOf = (c: ArrivalCurve): ArrivalCurve => ({ a_per_sec: c.a_per_sec, b_per_tick: c.b_per_tick, a_se: num(c.a_se), b_se: num(c.b_se), arrivals: num(c.arrivals) })
+const list = <T>(x: ReadonlyArray<T> | undefined): ReadonlyArray<T> => (Array.isArray(x) ? x : [])
+
+/** The checked model with its informational parts (fit, sources, markouts) present, 0 or empty where a hand-written file leaves them out. */
+const normalised = (m: ResponseModel): ResponseModel => {
+  const a = m.arrival
+  const fit: Partial<GoodnessOfFit> = a.fit ?? {}
+  return {
+    format: m.format, version: m.version,
+    sources: list(m.sources).map((s) => ({ source: String(s.source), markets: num(s.markets), arrivals: num(s.arrivals), exposure_sec: num(s.exposure_sec) })),
+    arrival: {
+      form: String(a.form ?? "takers per second at the touch = a · exp(−b · spread in ticks), per side"), exposure_sec: num(a.exposure_sec),
+      arrivals: num(a.arrivals), arrivals_one_sided: num(a.arrivals_one_sided), buy: curveOf(a.buy), sell: curveOf(a.sell),
+      fit: {
+        buckets: list(fit.buckets).map((b) => ({
+          from_ticks: num(b.from_ticks), to_ticks: num(b.to_ticks), exposure_sec: num(b.exposure_sec),
+          buy_observed: num(b.buy_observed), buy_expected: num(b.buy_expected), sell_observed: num(b.sell_observed), sell_expected: num(b.sell_expected)
+        })),
+        chi_square: { buy: num(fit.chi_square?.buy), sell: num(fit.chi_square?.sell) },
+        deviance: { buy: num(fit.deviance?.buy), sell: num(fit.deviance?.sell) },
+        dof: num(fit.dof)
+      }
+    },
+    size: { n: num(m.size.n), mean: num(m.size.mean), quantiles: m.size.quantiles, lognormal: { mu: num(m.size.lognormal?.mu), sigma: num(m.size.lognormal?.sigma) } },
+    information: {
+      markouts: list(m.information.markouts).map((k) => ({
+        horizon_sec: num(k.horizon_sec), n: num(k.n), mean_bps: num(k.mean_bps), se_bps: num(k.se_bps), per_contract_bps: num(k.per_contract_bps),
+        informed_share: num(k.informed_share), informed_share_se: num(k.informed_share_se)
+      })),
+      horizon_sec: m.information.horizon_sec, informed_share: m.information.informed_share
+    }
+  }
 }
 
 export const readResponseModel = (path: string): ResponseModel => {
