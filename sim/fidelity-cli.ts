@@ -1,4 +1,4 @@
-// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
+// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 // How well a backtest predicts what the bot really did (sim/fidelity.ts, docs/backtesting.md "Fidelity").
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -8,15 +8,16 @@ import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS,
 import type { FidelityJob } from "./fidelity-worker.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
 import { parseSeeds } from "./sweep.ts"
+import { type Calibration, calibrationDirOf, calibrationLines, fitCalibration, overlapError } from "./fidelity-calibrate.ts"
 
-const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
+const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
 const DURATION = /^(\d+)(s|m|h|d)$/
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
-interface Args { file: string; seeds: number[]; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+interface Args { file: string; seeds: number[]; calibrate: number[] | null; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
 
 const parseArgs = (argv: ReadonlyArray<string>): Args => {
-  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
+  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
   const dur = (flag: string, v: string): number => {
     const m = DURATION.exec(v)
     if (m === null) throw new Error(`${flag} ${v}: expected e.g. 1s, 30m, 4h`)
@@ -31,6 +32,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     }
     if (a === "--json") out.json = true
     else if (a === "--seeds") out.seeds = parseSeeds(value())
+    else if (a === "--calibrate") out.calibrate = parseSeeds(value())
     else if (a === "--duration") out.durationSec = dur(a, value())
     else if (a === "--snapshot-interval") {
       const v = value()
@@ -94,18 +96,18 @@ const perRunLines = (s: FidelitySummary): string[] => {
   ]
 }
 
-const table = (s: FidelitySummary): string => {
+const table = (s: FidelitySummary, calibration: Calibration | null): string => {
   const lines: string[] = []
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
   lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
   lines.push("")
-  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "rebates r/b (USDC)", "trading PnL r/b (USDC)", "r at cf marks", "book-move fills", "queue decreases", "replay fills/contracts"]
+  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "rebates r/b (USDC)", "trading PnL r/b (USDC)", "r at cf marks", "book-move fills", "response fills", "queue decreases", "replay fills/contracts"]
   const rows = s.runs.map((r) => {
     const b = h(r)
     const oneSide = r.rewardDaysOneSide.realisedOnly.length + r.rewardDaysOneSide.backtestOnly.length > 0 ? "!" : ""
     return [String(r.seed), r.agent, `${r.realised.fills}/${b.fills}`, `${r.realised.filledContracts}/${b.filledContracts}`, `${usdc(r.realised.rewardsMicro)}/${usdc(b.rewardsMicro)}${oneSide}`,
       `${usdc(r.realised.rebatesMicro)}/${usdc(b.rebatesMicro)}`, `${usdc(r.realised.tradingPnlMicro)}/${usdc(b.tradingPnlMicro)}`, usdc(r.realisedTradingPnlAtCounterfactualMarksMicro),
-      String(b.fillsFromBookMoves), String(b.queueDecreasesAtOurLevel),
+      String(b.fillsFromBookMoves), String(b.fillsFromResponse ?? 0), String(b.queueDecreasesAtOurLevel),
       r.replay === null ? "-" : `${r.replay.fills}/${r.replay.filledContracts}`]
   })
   const widths = header.map((x, c) => Math.max(x.length, ...rows.map((row) => row[c]!.length)))
@@ -125,11 +127,21 @@ const table = (s: FidelitySummary): string => {
     const r = s.replay
     lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, rebates ${fmtRatio(r.rebates)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
   }
-  lines.push(...perRunLines(s), "")
+  lines.push(...perRunLines(s), "", ...calibrationLines(calibration), "")
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
   lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, rebates ${fmtRatio(s.median_ratio.rebates)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks?.toFixed(2) ?? "-"} at the counterfactual's) — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
   return lines.join("\n")
+}
+
+/** Phase 0 (with --calibrate): the calibration seeds' live worlds and tapes, then the fit on them alone. */
+const calibrate = async (args: Args, log: (line: string) => void): Promise<Calibration> => {
+  const jobs: FidelityJob[] = args.calibrate!.map((seed) => ({ kind: "calibrate", seed, dir: calibrationDirOf(args.out, seed) }) as const)
+  let done = 0
+  await pool(args, jobs, (job) => log(`fidelity: ${++done}/${jobs.length} calibration worlds (seed ${job.seed})`))
+  const c = await fitCalibration(args.out, args.calibrate!)
+  log(`fidelity: response model fitted on seeds ${c.seeds.join(",")}: ${c.model.arrival.arrivals} takers, informed share ${c.model.information.informed_share.toFixed(2)}`)
+  return c
 }
 
 const main = async (): Promise<number> => {
@@ -138,6 +150,12 @@ const main = async (): Promise<number> => {
     args = parseArgs(process.argv.slice(2))
   } catch (err) {
     process.stderr.write(`fidelity: ${(err as Error).message}\n${USAGE}\n`)
+    return 2
+  }
+  // One line, no usage: the command was well formed, the seeds were not kept apart.
+  const overlap = args.calibrate === null ? null : overlapError(args.seeds, args.calibrate)
+  if (overlap !== null) {
+    process.stderr.write(`fidelity: ${overlap}\n`)
     return 2
   }
   let scenario
@@ -156,6 +174,7 @@ const main = async (): Promise<number> => {
     return 2
   }
   const log = (line: string): void => void process.stderr.write(`${line}\n`)
+  const calibration = args.calibrate === null ? null : await calibrate(args, log)
   // Phase 1: the live worlds and the counterfactual tapes, on every worker.
   const realised = new Map<number, Realised[]>()
   const tapes = new Map<string, { dir: string; trades: number; snapshots: number }>()
@@ -175,7 +194,7 @@ const main = async (): Promise<number> => {
   for (const seed of args.seeds) {
     for (const r of realised.get(seed) ?? []) {
       const tape = tapes.get(`${seed}/${r.agent}`)
-      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape, replayDir: replayDirOf(args.out, seed, r.agent) })
+      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape, replayDir: replayDirOf(args.out, seed, r.agent), response: calibration?.model ?? null })
     }
   }
   const runs: BotRun[] = []
@@ -184,12 +203,12 @@ const main = async (): Promise<number> => {
     log(`fidelity: ${runs.length}/${btJobs.length} backtests (${QUEUE_MODELS.length} queue × ${LATENCY_MODELS.length} latency models each)`)
   })
   runs.sort((a, b) => a.seed - b.seed || a.agent.localeCompare(b.agent))
-  const s = summarise(scenario.name, args.seeds, args.snapshotSec, runs)
+  const s = { ...summarise(scenario.name, args.seeds, args.snapshotSec, runs), calibration }
   mkdirSync(args.out, { recursive: true })
   writeFileSync(join(args.out, "fidelity.json"), `${JSON.stringify(s, null, 2)}\n`)
-  writeFileSync(join(args.out, "fidelity.txt"), `${table(s)}\n`)
+  writeFileSync(join(args.out, "fidelity.txt"), `${table(s, calibration)}\n`)
   if (args.json) process.stdout.write(`${JSON.stringify(s)}\n`)
-  else process.stdout.write(`${table(s)}\nwrote ${join(args.out, "fidelity.json")} and fidelity.txt\n`)
+  else process.stdout.write(`${table(s, calibration)}\nwrote ${join(args.out, "fidelity.json")} and fidelity.txt\n`)
   return 0
 }
 

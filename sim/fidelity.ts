@@ -16,6 +16,7 @@ import { Exchange, memoryJournal } from "../src/service/exchange.ts"
 import { type BacktestConfig, DEFAULT_CONFIG, type LatencySpec, type QueueModelName, withTapeMeta } from "./backtest/config.ts"
 import type { Dataset } from "./backtest/dataset.ts"
 import { loadTape } from "./backtest/load.ts"
+import type { ResponseModel } from "./backtest/response/model.ts"
 import { runBacktest } from "./backtest/runner.ts"
 import { type PerRunFigures, perRunFigures } from "./fidelity-figures.ts"
 import { Rng } from "./random.ts"
@@ -96,6 +97,8 @@ export interface ModelResult extends Side {
   readonly queue: BookModel
   readonly latency: string
   readonly fillsFromBookMoves: number
+  /** Fills by the market-response model's takers (0 without a model). */
+  readonly fillsFromResponse?: number
   readonly queueDecreasesAtOurLevel: number
 }
 
@@ -227,28 +230,31 @@ export const realisedTradingPnlAt = (realised: Realised, marks: ReadonlyMap<stri
   }, 0)
 
 /** The backtest configuration for one bot-run under one book and latency model: the bot's own spec, markets, start and balance. */
-export const botBacktestConfig = (seed: number, realised: Realised, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel): BacktestConfig => {
+export const botBacktestConfig = (seed: number, realised: Realised, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel, response: ResponseModel | null = null): BacktestConfig => {
   const parsed = parseStrategySpec(realised.strategy)
   if (!parsed.ok) throw new Error(`${realised.agent}: the journaled spec does not parse: ${parsed.field}: ${parsed.message}`)
   return withTapeMeta(
     {
       ...DEFAULT_CONFIG, seed: `fidelity:${seed}:${realised.agent}`, capitalMicro: realised.balanceMicro,
       strategy: { kind: "spec", spec: parsed.spec, params: parsed.params }, queueModel: queue === "flow" || queue === "adds" ? "risk-averse" : queue,
-      feedLatency: lat.feed, entryLatency: lat.entry, quoteMarkets: realised.markets, startSec: realised.startSec
+      feedLatency: lat.feed, entryLatency: lat.entry, quoteMarkets: realised.markets, startSec: realised.startSec, response
     },
     tapeMeta
   )
 }
 
-/** Backtests one bot on its counterfactual tape with every book and latency model (and on the live tape without it, when given). */
-export const backtestBot = async (seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }, replayDir: string | null = null): Promise<BotRun> => {
+/**
+ * Backtests one bot on its counterfactual tape with every book and latency model (and on the live tape without it, when given).
+ * A market-response model (fitted on calibration seeds) applies to the counterfactual backtests only: the live tape has the real responders.
+ */
+export const backtestBot = async (seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }, replayDir: string | null = null, response: ResponseModel | null = null): Promise<BotRun> => {
   const { dataset: flow, meta } = await loadTape(tape.dir, null, "flow")
   const { dataset: adds } = await loadTape(tape.dir, null, "adds")
   const { dataset: bookOnly } = await loadTape(tape.dir, null, "none")
   // Rewards are summed over the days the service paid; a day the backtest did not pay adds nothing to it, and is flagged below.
   const servicePaid = [...new Set(realised.paidDays)].sort((a, b) => a - b)
-  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel): { result: ModelResult; marks: Map<string, number | null>; paidDays: number[] } => {
-    const { report } = runBacktest(data, botBacktestConfig(seed, realised, tapeMeta, queue, lat))
+  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel, model: ResponseModel | null): { result: ModelResult; marks: Map<string, number | null>; paidDays: number[] } => {
+    const { report } = runBacktest(data, botBacktestConfig(seed, realised, tapeMeta, queue, lat, model))
     const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
     return {
       marks: new Map(ours.map((m) => [m.market_id, m.mark_bps])),
@@ -261,6 +267,7 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
         rebatesMicro: ours.reduce((s, m) => s + m.maker_rebates_micro, 0),
         tradingPnlMicro: ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0),
         fillsFromBookMoves: report.summary.fills_from_book_moves,
+        fillsFromResponse: report.summary.fills_from_response,
         queueDecreasesAtOurLevel: report.summary.queue_decreases_at_our_level
       }
     }
@@ -269,7 +276,7 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
   let headline: { marks: Map<string, number | null>; paidDays: number[] } | null = null
   for (const queue of QUEUE_MODELS) {
     for (const lat of LATENCY_MODELS) {
-      const r = run(queue === "flow" ? flow : queue === "adds" ? adds : bookOnly, meta, queue, lat)
+      const r = run(queue === "flow" ? flow : queue === "adds" ? adds : bookOnly, meta, queue, lat, response)
       if (queue === HEADLINE.queue && lat.name === HEADLINE.latency) headline = r
       results.push(r.result)
     }
@@ -291,7 +298,7 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
   let replayMarks: Map<string, number | null> | null = null
   if (replayDir !== null) {
     const live = await loadTape(replayDir, null, "flow")
-    const r = run(live.dataset, live.meta, "flow", LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!)
+    const r = run(live.dataset, live.meta, "flow", LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!, null)
     replay = r.result
     replayMarks = r.marks
     // The replay is judged at its own final marks (the live market's as the backtester reads the live tape).

@@ -11,12 +11,15 @@ import { ORDERS_MODES, type OrdersMode } from "./load.ts"
 import { applyKnobs, parseSet, parseSweep, type SweepAxis } from "./params.ts"
 import { figureName, resolveFigure, SWEEP_FIGURES } from "./sweep.ts"
 import { isQueueUrl } from "../queue/protocol.ts"
+import { readResponseModel } from "./response/model.ts"
 
 export const DEFAULT_DATA = "fixtures/backtest/sample-trades.csv"
 export const DEFAULT_OUT = "out/backtest"
 
 export interface CliOptions {
   readonly data: string | null
+  /** The market-response model file (--response), listed with the inputs in Reproduce. */
+  readonly responsePath: string | null
   readonly snapshots: string | null
   /** How much of a tape's order-level events to use (flow: all; adds: the book only; none: L2 snapshots and the queue model). */
   readonly ordersMode: OrdersMode
@@ -35,6 +38,7 @@ export interface CliOptions {
 }
 
 export const USAGE = `usage: npm run backtest -- [options]
+       npm run backtest -- fit-response --data DIR [DIR…] --out model.json   (fit a market-response model from tapes)
 
 input (default: ${DEFAULT_DATA})
   --data DIR               a tape (npm run sim -- --tape DIR, npm run export): trades, book snapshots, fees, rewards config
@@ -64,6 +68,8 @@ models
   --book-move-fills        let rebuilt background orders trade with our quotes (off: they are post-only)
   --markets ID,ID          quote only these markets (the rest are replayed for the book and the rewards split)
   --start-sec T            the strategy starts at unix second T (default: with the data)
+  --response FILE          a market-response model (npm run backtest -- fit-response): takers our quote
+                           attracts when it betters the tape's touch, informed by the tape's own future mid
 sweeps
   --sweep NAME=FROM..TO:STEP | NAME=V1,V2,...   repeatable (cartesian product); runs on worker threads
   --workers N              sweep workers (default: min(2, cores))
@@ -78,7 +84,7 @@ output
 const VALUE_FLAGS = new Set([
   "--data", "--snapshots", "--orders", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
   "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--tick-ms", "--levels", "--depth", "--churn",
-  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec"
+  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response"
 ])
 const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h", "--book-move-fills"])
 
@@ -178,6 +184,8 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   const quote = one("--markets")
   if (quote !== undefined) config = { ...config, quoteMarkets: quote.split(",").map((m) => m.trim()).filter((m) => m !== "") }
   if (bools.has("--book-move-fills")) config = { ...config, bookMoveFills: true }
+  const responsePath = one("--response")
+  if (responsePath !== undefined) config = { ...config, response: readResponseModel(responsePath) }
   num("--rewards-pool-usdc", 0, 1_000_000_000, (v) => (config = { ...config, rewards: { ...config.rewards, dailyBudgetMicro: v * MICRO_PER_CONTRACT }, provenance: { ...config.provenance, rewards: "given" } }))
   const sets: Record<string, number> = {}
   for (const s of values.get("--set") ?? []) {
@@ -209,6 +217,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   if (heatmap === null) throw new BacktestInputError(`--heatmap: unknown figure "${heatmapText}"; known: ${SWEEP_FIGURES.map((f) => figureName(f.key)).join(", ")}`)
   return {
     data: synthetic !== null ? null : (dataPath ?? DEFAULT_DATA),
+    responsePath: responsePath ?? null,
     snapshots,
     ordersMode,
     synthetic,

@@ -22,8 +22,10 @@ import { runSweepOnQueue } from "./queue-sweep.ts"
 import { queueProgress } from "../queue/progress.ts"
 import { QueueInterrupted, QueueRefused, QueueUnreachable } from "../queue/caller.ts"
 import { syntheticDataset } from "./synthetic.ts"
+import { fitResponseCli } from "./response/fit-cli.ts"
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  if (argv[0] === "fit-response") return fitResponseCli(argv.slice(1))
   let opts = parseArgs(argv)
   if (opts.help) {
     process.stdout.write(`${USAGE}\n`)
@@ -76,7 +78,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     return conflicts.length === 0 ? 0 : 1
   }
 
-  const inputs = opts.synthetic !== null ? [] : inputFiles([opts.data!, ...(opts.snapshots === null ? [] : [opts.snapshots])])
+  const inputs = inputFiles([...(opts.synthetic !== null ? [] : [opts.data!]), ...(opts.snapshots === null ? [] : [opts.snapshots]), ...(opts.responsePath === null ? [] : [opts.responsePath])])
   const bar = progressBar(`backtest ${data.count.toLocaleString("en-US")} events`)
   const runStart = performance.now() // live-only: wall time reported by the CLI
   const { report } = runBacktest(data, opts.config, { onProgress: (d, t) => bar.update(d, t) })

@@ -7,6 +7,7 @@ import { type StrategyParams, validateParams } from "../../src/lp/strategy.ts"
 import type { RewardsParams } from "../../src/service/commands.ts"
 import type { TapeMeta } from "../../src/store/tape.ts"
 import { BacktestInputError, type Dataset } from "./dataset.ts"
+import type { ResponseModel } from "./response/model.ts"
 
 export type QueueModelName = "risk-averse" | "prob"
 export const QUEUE_MODELS: ReadonlyArray<QueueModelName> = ["risk-averse", "prob"]
@@ -84,6 +85,8 @@ export interface BacktestConfig {
   readonly bookMoveFills: boolean
   /** Equity, inventory, quotes and rewards are sampled this often. */
   readonly sampleSec: number
+  /** The market-response model (`--response`, fitted by `fit-response`): the takers our quotes attract; null = none. */
+  readonly response: ResponseModel | null
 }
 
 export const DEFAULT_CONFIG: BacktestConfig = {
@@ -110,7 +113,8 @@ export const DEFAULT_CONFIG: BacktestConfig = {
   beginSec: null,
   endSec: null,
   bookMoveFills: false,
-  sampleSec: 60
+  sampleSec: 60,
+  response: null
 }
 
 /** The strategy spec the run stands for: a preset is the Simple-mode spec with the run's capital, as the bot is started. */

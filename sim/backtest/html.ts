@@ -7,6 +7,7 @@ import { CHART_LIBRARY, esc, inlineScript, jsonScript, STYLE, table, usdc } from
 import { chartData } from "./report-html/data.ts"
 import { type BacktestReport, statsLines } from "./report.ts"
 import type { Reproduction } from "./reproduce.ts"
+import { responseLines } from "./response/format.ts"
 
 const CLIENT = new URL("./report-html/report.client.js", import.meta.url)
 const CHART_STYLE = `
@@ -20,6 +21,16 @@ export const isoDay = dayLabel
 export const utcLabel = (tSec: number): string => {
   const s = ((tSec % 86_400) + 86_400) % 86_400
   return `${isoDay(Math.floor(tSec / 86_400))} ${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}`
+}
+
+/** The market-response model the run applied: its parameters, fit, and the takers it sent. */
+const responseSection = (r: BacktestReport): string => {
+  const s = r.summary
+  const rows: Array<[string, string]> = [
+    ["response takers", `${s.response_takers} sent (${s.response_informed_takers} informed): ${s.fills_from_response} fills, ${s.response_filled_contracts} contracts`],
+    ...responseLines(r.response_model!)
+  ]
+  return `<h2>Market-response model</h2>${table(["part", "value"], rows, "kv")}`
 }
 
 /** The page's "Reproduce" section: the exact command, each input with its sha256, every setting. */
@@ -36,7 +47,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest", repro
     ["capital → final equity", `${usdc(s.capital_micro)} → ${usdc(s.final_equity_micro)} USDC (cash ${usdc(s.cash_micro)}, inventory at mark ${usdc(s.inventory_value_micro)})`],
     ["PnL", `${usdc(s.pnl_micro)} USDC: realised ${usdc(s.realised_pnl_micro)}, unrealised ${usdc(s.unrealised_pnl_micro)}`],
     ["income", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)} USDC`],
-    ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves); ${s.filled_contracts.toLocaleString("en-US")} of ${s.quoted_contracts.toLocaleString("en-US")} quoted contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
+    ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves, ${s.fills_from_response} by response takers); ${s.filled_contracts.toLocaleString("en-US")} of ${s.quoted_contracts.toLocaleString("en-US")} quoted contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected; volume ${usdc(s.volume_micro)} USDC`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
     ["time paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (summed over markets)`],
@@ -58,6 +69,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest", repro
 <h1>${esc(title)}</h1>
 ${r.assumptions.map((a) => `<p class="note">${esc(a)}</p>`).join("\n")}
 ${table(["figure", "value"], summary, "kv")}
+${r.response_model === null ? "" : responseSection(r)}
 <h2>Charts</h2>
 <p class="muted">Drag to pan, scroll or pinch to zoom, double-click an axis to reset; hover for values. Times in UTC.</p>
 <noscript><p class="note">The charts need JavaScript. The headline figures are in the table above and the markets and rewards below.</p></noscript>

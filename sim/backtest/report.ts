@@ -5,6 +5,8 @@ import type { StrategyParams } from "../../src/lp/strategy.ts"
 import type { RewardDay } from "./rewards.ts"
 import type { BacktestStats } from "./stats.ts"
 import { dayLabel } from "../../src/service/rewards-book.ts"
+import type { ResponseModel } from "./response/model.ts"
+import { responseLines } from "./response/format.ts"
 
 export interface MarketReport {
   readonly market_id: string
@@ -59,6 +61,11 @@ export interface BacktestSummary {
   readonly fills: number
   readonly fills_from_trades: number
   readonly fills_from_book_moves: number
+  /** Fills by response takers (the market-response model's takers our quote attracted; 0 without a model), their contracts, the takers sent and those classed informed. */
+  readonly fills_from_response: number
+  readonly response_filled_contracts: number
+  readonly response_takers: number
+  readonly response_informed_takers: number
   readonly filled_contracts: number
   readonly quoted_contracts: number
   /** filled_contracts / quoted_contracts (contracts our accepted orders offered). */
@@ -95,7 +102,7 @@ export interface FillRow {
   readonly yesPriceBps: number
   readonly size: number
   readonly rebateMicro: number
-  readonly cause: "trade" | "book"
+  readonly cause: "trade" | "book" | "response"
 }
 
 /** Sampled every sampleSec; per-market arrays are indexed [market][sample]. */
@@ -121,6 +128,8 @@ export interface BacktestReport {
   readonly rewardDays: ReadonlyArray<RewardDay>
   readonly series: Series
   readonly fills: ReadonlyArray<FillRow>
+  /** The market-response model the run applied (its parameters and fit), or null. */
+  readonly response_model: ResponseModel | null
   /** Return, Sharpe/Sortino, drawdown duration, turnover, inventory, two-sided time, markouts, rewards share (sim/backtest/stats.ts). */
   readonly stats: BacktestStats
 }
@@ -150,7 +159,7 @@ export const formatSummary = (r: BacktestReport): string => {
     ["pnl", `${usdc(s.pnl_micro)} USDC = realised ${usdc(s.realised_pnl_micro)} + unrealised ${usdc(s.unrealised_pnl_micro)}`],
     ["  of which", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)}`],
     ["fills", `${s.fills.toLocaleString("en-US")}, ${s.filled_contracts.toLocaleString("en-US")} contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
-    ["  of which", `${s.fills_from_trades.toLocaleString("en-US")} by trades, ${s.fills_from_book_moves.toLocaleString("en-US")} by book moves (background orders crossing ours)`],
+    ["  of which", `${s.fills_from_trades.toLocaleString("en-US")} by trades, ${s.fills_from_book_moves.toLocaleString("en-US")} by book moves (background orders crossing ours), ${s.fills_from_response.toLocaleString("en-US")} by response takers (${s.response_filled_contracts.toLocaleString("en-US")} contracts)`],
     ["LP rewards", `${usdc(s.lp_rewards_micro)} USDC paid for ended days; the unfinished day would pay ${usdc(s.lp_rewards_unpaid_estimate_micro)} (not paid, as in the service)`],
     ["queue", `${s.queue_decreases_at_our_level} background decreases at our levels, ${s.queue_decreases_ahead} from ahead of us${s.queue_position_mattered ? "" : ": queue position never mattered in this run"}`],
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected`],
@@ -159,7 +168,8 @@ export const formatSummary = (r: BacktestReport): string => {
     ...statsLines(r.stats)
   ]
   const width = Math.max(...lines.map(([k]) => k.length))
-  const head = [...r.assumptions.map((a) => `NOTE  ${a}`), ...(r.assumptions.length > 0 ? [""] : []), ...lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`)].join("\n")
+  const model = r.response_model === null ? [] : [...responseLines(r.response_model).map(([k, v]) => `RESPONSE  ${k}: ${v}`), ""]
+  const head = [...r.assumptions.map((a) => `NOTE  ${a}`), ...(r.assumptions.length > 0 ? [""] : []), ...model, ...lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`)].join("\n")
   const rows = r.markets.map((m) =>
     [m.market_id, String(m.fills), String(m.net_yes), usdc(m.pnl_micro), usdc(m.maker_rebates_micro), usdc(m.lp_rewards_raw_micro), String(m.time_paused_sec), m.stop_reason ?? "-"]
   )

@@ -65,7 +65,8 @@ export const settingsOf = (config: BacktestConfig, params: StrategyParams | unde
     ["strategy start (unix s)", config.startSec === null ? "with the data" : String(config.startSec)],
     ["data start (unix s)", config.beginSec === null ? "the first event" : String(config.beginSec)],
     ["data end (unix s)", config.endSec === null ? "the last event" : String(config.endSec)],
-    ["sample interval (s)", String(config.sampleSec)]
+    ["sample interval (s)", String(config.sampleSec)],
+    ["market-response model", config.response === null ? "none" : `${config.response.sources.length} tape(s); informed share ${config.response.information.informed_share} at ${config.response.information.horizon_sec} s`]
   )
   return out
 }

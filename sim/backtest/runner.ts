@@ -25,7 +25,8 @@ import type { BacktestReport, FillRow, MarketReport, Series } from "./report.ts"
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
 import { Rng } from "../random.ts"
 import { computeStats } from "./stats.ts"
-import { CAUSE_TRADE, type FillCause, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
+import { ResponseFlow } from "./response/flow.ts"
+import { CAUSE_RESPONSE, CAUSE_TRADE, type FillCause, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
 
 export interface RunOptions {
   /** Called every 65,536 events and at the end: for a progress bar. */
@@ -79,6 +80,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const everyStep = opts.everyStep === true
   const fills: FillRow[] = []
   let fillsFromTrades = 0
+  const byResponse = { fills: 0, contracts: 0 }
   const onFill = (ms: MarketState, ev: FillEvent, cause: FillCause): void => {
     const size = ev.size
     const notional = ownNotionalMicro(size, ev.makerPriceBps)
@@ -91,9 +93,13 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     ms.fills++
     ms.filledContracts += size
     if (cause === CAUSE_TRADE) fillsFromTrades++
+    if (cause === CAUSE_RESPONSE) {
+      byResponse.fills++
+      byResponse.contracts += size
+    }
     fills.push({
       tMs: v.nowMs, market: ms.idx, side: ev.makerSide, outcome: ev.makerOutcome, priceBps: ev.makerPriceBps,
-      yesPriceBps: ev.yesPriceBps, size, rebateMicro: ev.makerRebateMicro, cause: cause === CAUSE_TRADE ? "trade" : "book"
+      yesPriceBps: ev.yesPriceBps, size, rebateMicro: ev.makerRebateMicro, cause: cause === CAUSE_TRADE ? "trade" : cause === CAUSE_RESPONSE ? "response" : "book"
     })
   }
   // An order-level tape gives each owner its own wallet (rewards score and cap per maker), up to a bound.
@@ -128,6 +134,8 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   })
   const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
   const l3 = new OrderLevelBook(v, bg)
+  // The takers our quotes attract (docs/backtesting.md "The market-response model"); none without a model.
+  const response = config.response === null ? null : new ResponseFlow(config.response, d, markets, v, new Rng(config.seed, "response"))
   const entryRng = new Rng(config.seed, "latency/entry")
   const feedRng = new Rng(config.seed, "latency/feed")
   const ticked = new Set<MarketState>()
@@ -260,6 +268,15 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
       ms.ordersPlaced++
       if (v.placeLp(ms, spec) !== null) ms.quotedContracts += spec.size
     }
+    response?.refresh(ms, b.atMs)
+  }
+
+  /** Response takers due now take our quotes; the market is re-marked as after any fill. */
+  const respond = (tMs: number): void => {
+    v.at(tMs)
+    response!.fire(tMs)
+    for (const ms of markets) remark(ms)
+    trackDrawdown()
   }
 
   const sample = (tMs: number): void => {
@@ -312,6 +329,10 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
         best = nextSampleMs
         kind = 4
       }
+      if (response !== null && response.nextMs < best) {
+        best = response.nextMs
+        kind = 5
+      }
       if (best > tMs) return
       if (kind === 0) {
         closeDay(best)
@@ -338,10 +359,10 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
         }
       } else if (kind === 3) {
         for (const ms of markets) if (ms.timerMs === best) step(ms, best)
-      } else {
+      } else if (kind === 4) {
         sample(best)
         nextSampleMs += sampleMs
-      }
+      } else respond(best)
     }
   }
 
@@ -366,6 +387,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
       bg.snapshot(ms, d, d.levelStart[i]!, d.size[i]!)
     }
     remark(ms)
+    if (response !== null && ms.quoting) response.refresh(ms, t)
     const seenAt = t + latency(config.feedLatency, feedRng)
     // A tick sees what happened before it: an event at the tick's own instant waits for the next one.
     lastFeedAt = Math.max(lastFeedAt, tickMs > 0 ? (Math.floor(seenAt / tickMs) + 1) * tickMs : seenAt)
@@ -390,7 +412,8 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   if (series.tSec.at(-1) !== Math.floor(endMs / 1000)) sample(endMs)
   opts.onProgress?.(n, n)
 
-  const report = buildReport(d, config, v, bg, l3, markets, rewards, series, fills, fillsFromTrades, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown)
+  const responded = { ...byResponse, takers: response?.counts.takers ?? 0, informed: response?.counts.informed ?? 0 }
+  const report = buildReport(d, config, v, bg, l3, markets, rewards, series, fills, { fromTrades: fillsFromTrades, response: responded }, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown)
   const stats = computeStats({
     capitalMicro: config.capitalMicro, volumeMicro: report.summary.volume_micro, marketIds: d.markets, series, fills, midPaths, endMs,
     botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days
@@ -400,7 +423,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
 
 const buildReport = (
   d: Dataset, config: BacktestConfig, v: Venue, bg: Background, l3: OrderLevelBook, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
-  series: Series, fills: FillRow[], fillsFromTrades: number, endMs: number, finalEquity: number, markTotal: number,
+  series: Series, fills: FillRow[], causes: { fromTrades: number; response: { fills: number; contracts: number; takers: number; informed: number } }, endMs: number, finalEquity: number, markTotal: number,
   maxDrawdown: number, peakAtMaxDrawdown: number
 ): Omit<BacktestReport, "stats"> => {
   const endSec = Math.floor(endMs / 1000)
@@ -445,7 +468,9 @@ const buildReport = (
       final_equity_micro: finalEquity, cash_micro: cash, inventory_value_micro: markTotal,
       pnl_micro: pnl, realised_pnl_micro: pnl - unrealised, unrealised_pnl_micro: unrealised,
       trading_pnl_micro: pnl - rebates - rewards.totalMicro, maker_rebates_micro: rebates, lp_rewards_micro: rewards.totalMicro,
-      fills: fills.length, fills_from_trades: fillsFromTrades, fills_from_book_moves: fills.length - fillsFromTrades,
+      fills: fills.length, fills_from_trades: causes.fromTrades, fills_from_book_moves: fills.length - causes.fromTrades - causes.response.fills,
+      fills_from_response: causes.response.fills, response_filled_contracts: causes.response.contracts,
+      response_takers: causes.response.takers, response_informed_takers: causes.response.informed,
       filled_contracts: filled, quoted_contracts: quoted, fill_ratio: quoted === 0 ? 0 : Math.round((filled / quoted) * 1e6) / 1e6,
       orders_placed: sum((m) => m.orders_placed), orders_rejected: Object.values(rejects).reduce((s, n) => s + n, 0),
       volume_micro: sum((m) => m.volume_micro), max_drawdown_micro: maxDrawdown,
@@ -460,7 +485,8 @@ const buildReport = (
     rejects,
     rewardDays: rewards.days,
     series,
-    fills
+    fills,
+    response_model: config.response
   }
 }
 

@@ -15,10 +15,11 @@ export const TAKER = "taker"
 /** Funding for the accounts that replay history: 10^8 USDC each, far beyond a day of flow, and the ten of them stay under 2^53 so the ledger sums exactly. */
 const HOUSE_FUNDS_MICRO = 100_000_000_000_000
 
-/** Why one of our orders filled: a historical trade, or the rebuilt book moving through our price. */
+/** Why one of our orders filled: a historical trade, the rebuilt book moving through our price, or a taker the response model sent (response/flow.ts). */
 export const CAUSE_TRADE = 0
 export const CAUSE_BOOK = 1
-export type FillCause = typeof CAUSE_TRADE | typeof CAUSE_BOOK
+export const CAUSE_RESPONSE = 2
+export type FillCause = typeof CAUSE_TRADE | typeof CAUSE_BOOK | typeof CAUSE_RESPONSE
 
 /** Everything the backtest keeps per market: book tops, our orders, our accounting, the strategy. */
 export class MarketState {
@@ -201,14 +202,14 @@ export class Venue {
     return first?.type === "order_accepted" ? (this.engine.orders.get(first.orderId) ?? null) : null
   }
 
-  /** A historical trade as taker flow: buy YES @P (taker bought) or buy NO @(10000−P) (taker sold YES). */
-  take(ms: MarketState, takerBuys: boolean, priceBps: number, size: number): void {
-    this.cause = CAUSE_TRADE
+  /** A historical trade (or a response taker) as taker flow: buy YES @P (taker bought) or buy NO @(10000−P) (taker sold YES). */
+  take(ms: MarketState, takerBuys: boolean, priceBps: number, size: number, cause: FillCause = CAUSE_TRADE): void {
+    this.cause = cause
     const out = this.run(ms, {
       type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user: TAKER, marketId: ms.id, side: "buy", outcome: takerBuys ? "yes" : "no",
       priceBps: takerBuys ? priceBps : MAX_PRICE_BPS - priceBps, size, orderType: "ioc", nonce: this.nonce()
     })
-    if (out[0]!.type === "rejected") this.tradeRejects++
+    if (out[0]!.type === "rejected" && cause === CAUSE_TRADE) this.tradeRejects++
   }
 
   /** One of our post-only orders; returns the resting engine order, or null when rejected. */

@@ -1,0 +1,79 @@
+// `npm run backtest -- fit-response --data DIR [DIR…] --out model.json`: fits the market-response
+// model on tapes (trades and book snapshots only: no simulator definitions, so a live export
+// works as well), prints its parameters and goodness of fit, and writes the model file.
+// Bad input is a BacktestInputError: the backtest CLI prints one line and exits 2.
+import { mkdirSync, writeFileSync } from "node:fs"
+import { dirname } from "node:path"
+import { BacktestInputError } from "../dataset.ts"
+import { isTapeDir, loadTape } from "../load.ts"
+import { fitResponse, type FitInput } from "./fit.ts"
+import { responseLines } from "./format.ts"
+import type { ResponseModel } from "./model.ts"
+
+export const FIT_USAGE = "usage: npm run backtest -- fit-response --data DIR [DIR…] --out model.json [--json]"
+
+interface FitArgs {
+  readonly dirs: string[]
+  readonly out: string
+  readonly json: boolean
+}
+
+const parseFitArgs = (argv: ReadonlyArray<string>): FitArgs | null => {
+  const dirs: string[] = []
+  let out: string | null = null
+  let json = false
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === "--help" || a === "-h") return null
+    if (a === "--json") json = true
+    else if (a === "--data") {
+      // --data takes one or more directories, up to the next flag; it may also be repeated.
+      const start = dirs.length
+      while (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) dirs.push(argv[++i]!)
+      if (dirs.length === start) throw new BacktestInputError("fit-response: --data needs a tape directory")
+    } else if (a === "--out") {
+      const v = argv[++i]
+      if (v === undefined || v.startsWith("--")) throw new BacktestInputError("fit-response: --out needs a file")
+      out = v
+    } else throw new BacktestInputError(`fit-response: unknown argument "${a}" (${FIT_USAGE})`)
+  }
+  if (dirs.length === 0) throw new BacktestInputError(`fit-response: give the tapes with --data DIR [DIR…] (${FIT_USAGE})`)
+  if (out === null) throw new BacktestInputError(`fit-response: give the model file with --out FILE (${FIT_USAGE})`)
+  return { dirs, out, json }
+}
+
+/** Loads each tape's trades and book snapshots (no orders: the fit does not need them). */
+export const loadFitInputs = async (dirs: ReadonlyArray<string>): Promise<FitInput[]> => {
+  const inputs: FitInput[] = []
+  for (const dir of dirs) {
+    if (!isTapeDir(dir)) throw new BacktestInputError(`fit-response: ${dir} is not a tape directory (npm run sim -- <scenario> --tape DIR, or npm run export)`)
+    const { dataset, meta } = await loadTape(dir, null, "none")
+    if (dataset.snapshots === 0) throw new BacktestInputError(`fit-response: ${dir} has no book snapshots (the touch is read from them; write the tape with --tape-interval 0 or 1s)`)
+    inputs.push({ source: dir, dataset, endMs: Math.max(meta.to_sec * 1000, dataset.tMs[dataset.count - 1]!) })
+  }
+  return inputs
+}
+
+/** Fits, checks there was something to fit, and writes the file; returns the model. */
+export const fitTapes = async (dirs: ReadonlyArray<string>, out: string): Promise<ResponseModel> => {
+  const model = fitResponse(await loadFitInputs(dirs))
+  if (model.arrival.arrivals === 0) throw new BacktestInputError(`fit-response: no taker traded at a two-sided book in ${dirs.join(", ")}: nothing to fit`)
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, `${JSON.stringify(model, null, 2)}\n`)
+  return model
+}
+
+export const fitResponseCli = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const args = parseFitArgs(argv)
+  if (args === null) {
+    process.stdout.write(`${FIT_USAGE}\n`)
+    return 0
+  }
+  const model = await fitTapes(args.dirs, args.out)
+  const text = `${responseLines(model).map(([k, v]) => `${k.padEnd(11)}  ${v}`).join("\n")}\nwrote ${args.out}\n`
+  if (args.json) {
+    process.stderr.write(text)
+    process.stdout.write(`${JSON.stringify(model)}\n`)
+  } else process.stdout.write(text)
+  return 0
+}

@@ -1,0 +1,130 @@
+// Response takers in a backtest: the takers our quote attracts and the tape cannot have.
+// While our best quote on a side is alone at a better price than the tape's own book there,
+// takers that hit that side arrive at the difference of the fitted rates, λ(spread with our
+// quote) − λ(spread of the tape's book), as a Poisson process (rates are constant between
+// book changes: the hazard is integrated piecewise and an arrival fires where it crosses an
+// Exp(1) draw). Informed takers know where the tape's mid goes next: the intensity is weighted
+// (1 − π) + π·(2 if the tape's mid moves the taker's way within the horizon, 1 if it does not
+// move, 0 if it moves the other way), π the fitted informed share, which keeps the marginal
+// rate when up and down moves are equally likely. A taker sends an IOC at our price for a size
+// drawn from the fitted distribution, through the real engine as the taker account.
+import type { Dataset } from "../dataset.ts"
+import type { Rng } from "../../random.ts"
+import { CAUSE_RESPONSE, type MarketState, type Venue } from "../venue.ts"
+import { arrivalRate, type ResponseModel, sizeOf } from "./model.ts"
+import { mid2At, type TouchPath, touchPaths } from "./touch.ts"
+
+interface SideState {
+  /** Integrated hazard since the last arrival, and the Exp(1) level the next arrival fires at. */
+  acc: number
+  level: number
+  /** Candidate arrivals per ms (the thinning bound: the response rate × (1 + π)). */
+  rate: number
+  lastMs: number
+  nextMs: number
+}
+
+export interface ResponseCounts {
+  /** Response takers that sent an order, and those the weighting classed informed. */
+  takers: number
+  informed: number
+}
+
+export class ResponseFlow {
+  nextMs = Number.POSITIVE_INFINITY
+  readonly counts: ResponseCounts = { takers: 0, informed: 0 }
+  private readonly paths: TouchPath[]
+  private readonly sides: SideState[][]
+  private readonly pi: number
+  private readonly horizonMs: number
+
+  constructor(
+    private readonly model: ResponseModel,
+    d: Dataset,
+    private readonly markets: ReadonlyArray<MarketState>,
+    private readonly v: Venue,
+    private readonly rng: Rng
+  ) {
+    this.paths = touchPaths(d)
+    this.pi = model.information.informed_share
+    this.horizonMs = model.information.horizon_sec * 1000
+    this.sides = markets.map(() => [0, 1].map(() => ({ acc: 0, level: rng.exponential(1), rate: 0, lastMs: 0, nextMs: Number.POSITIVE_INFINITY })))
+  }
+
+  /** Our best resting price on a side (bid: highest, ask: lowest), or −1. */
+  private ourBest(ms: MarketState, isBid: boolean): number {
+    let best = -1
+    for (const o of ms.ours) {
+      if (o.remaining === 0 || o.isBid !== isBid) continue
+      if (best < 0 || (isBid ? o.yesPriceBps > best : o.yesPriceBps < best)) best = o.yesPriceBps
+    }
+    return best
+  }
+
+  /** Extra takers per second on a side (0: takers buying, at our ask; 1: selling, at our bid), and our price there. */
+  private extraRate(ms: MarketState, side: 0 | 1): { perSec: number; priceBps: number } {
+    const none = { perSec: 0, priceBps: -1 }
+    if (!ms.quoting || ms.bidTop < 0 || ms.askTop < 0) return none
+    const ourBid = this.ourBest(ms, true)
+    const ourAsk = this.ourBest(ms, false)
+    const price = side === 0 ? ourAsk : ourBid
+    if (price < 0 || (side === 0 ? price >= ms.askTop : price <= ms.bidTop)) return none
+    const bid = Math.max(ourBid, ms.bidTop)
+    const ask = ourAsk < 0 ? ms.askTop : Math.min(ourAsk, ms.askTop)
+    const tick = ms.tickBps
+    const extra = arrivalRate(this.model, side, (ask - bid) / tick) - arrivalRate(this.model, side, (ms.askTop - ms.bidTop) / tick)
+    return extra > 0 ? { perSec: extra, priceBps: price } : none
+  }
+
+  /** The book of `ms` may have changed at nowMs: integrate the old rate up to now and set the new one. */
+  refresh(ms: MarketState, nowMs: number): void {
+    const sides = this.sides[ms.idx]!
+    for (const side of [0, 1] as const) {
+      const s = sides[side]!
+      s.acc += s.rate * (nowMs - s.lastMs)
+      s.lastMs = nowMs
+      s.rate = (this.extraRate(ms, side).perSec * (1 + this.pi)) / 1000
+      s.nextMs = s.rate > 0 ? Math.max(nowMs, Math.ceil(nowMs + (s.level - s.acc) / s.rate)) : Number.POSITIVE_INFINITY
+    }
+    this.updateNext()
+  }
+
+  private updateNext(): void {
+    let next = Number.POSITIVE_INFINITY
+    for (const sides of this.sides) for (const s of sides) if (s.nextMs < next) next = s.nextMs
+    this.nextMs = next
+  }
+
+  /** Fires the candidate arrivals due at nowMs (the venue's clock is set by the caller). */
+  fire(nowMs: number): void {
+    for (const ms of this.markets) {
+      const sides = this.sides[ms.idx]!
+      for (const side of [0, 1] as const) {
+        const s = sides[side]!
+        if (s.nextMs !== nowMs) continue
+        s.acc = 0
+        s.lastMs = nowMs
+        s.level = this.rng.exponential(1)
+        this.candidate(ms, side, nowMs)
+        this.refresh(ms, nowMs)
+      }
+    }
+    this.updateNext()
+  }
+
+  /** One candidate: kept with weight w / (1 + π) by where the tape's mid goes; a kept one takes our quote. */
+  private candidate(ms: MarketState, side: 0 | 1, nowMs: number): void {
+    const { priceBps } = this.extraRate(ms, side)
+    if (priceBps < 0) return
+    const path = this.paths[ms.idx]!
+    const now2 = mid2At(path, nowMs)
+    const later2 = mid2At(path, nowMs + this.horizonMs)
+    const way = now2 < 0 || later2 < 0 || later2 === now2 ? 1 : (later2 > now2) === (side === 0) ? 2 : 0
+    const w = 1 - this.pi + this.pi * way
+    const u = this.rng.next() * (1 + this.pi)
+    if (u >= w) return
+    this.counts.takers++
+    if (way === 2 && u < 2 * this.pi) this.counts.informed++
+    this.v.take(ms, side === 0, priceBps, sizeOf(this.model, this.rng.next()), CAUSE_RESPONSE)
+  }
+}
