@@ -48,6 +48,8 @@ export interface Realised {
    * sides had one; null if they never did.
    */
   readonly liveMarksBps: Readonly<Record<string, number | null>>
+  /** Users with an LP bot whose ids sort before this one's: the bots the runner steps ahead of it in each pass (sim/backtest/pass.ts). */
+  readonly botsAheadInPass: number
 }
 
 export interface LatencyModel {
@@ -141,10 +143,12 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
   type Acc = { startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number; byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number>; marks: Record<string, number | null> }
   const acc = new Map<string, Acc>()
   const paidDays: number[] = []
+  const botUsers = new Set<string>()
   let current: JournalRecord | null = null
   x.onApply((_r, result) => {
     if (result.paid !== undefined) paidDays.push(result.paid.day)
     const cmd = current!.cmd
+    if (cmd.type === "lp_start") botUsers.add(cmd.user)
     if (cmd.type === "lp_start" && byUser.has(cmd.user) && !acc.has(cmd.user)) {
       const a = x.engine.accounts.get(cmd.user)
       acc.set(cmd.user, {
@@ -191,7 +195,8 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
   }
   return [...acc.entries()].map(([user, s]) => ({
     agent: byUser.get(user)!, user, startSec: s.startSec, markets: s.markets, strategy: s.strategy, balanceMicro: s.balanceMicro,
-    fills: s.fills, filledContracts: s.filled, rebatesMicro: s.rebates, byMarket: s.byMarket, rewardsByDay: s.rewards, paidDays, liveMarksBps: s.marks
+    fills: s.fills, filledContracts: s.filled, rebatesMicro: s.rebates, byMarket: s.byMarket, rewardsByDay: s.rewards, paidDays, liveMarksBps: s.marks,
+    botsAheadInPass: [...botUsers].filter((u) => u < user).length
   }))
 }
 
@@ -237,7 +242,8 @@ export const botBacktestConfig = (seed: number, realised: Realised, tapeMeta: Ta
     {
       ...DEFAULT_CONFIG, seed: `fidelity:${seed}:${realised.agent}`, capitalMicro: realised.balanceMicro,
       strategy: { kind: "spec", spec: parsed.spec, params: parsed.params }, queueModel: queue === "flow" || queue === "adds" ? "risk-averse" : queue,
-      feedLatency: lat.feed, entryLatency: lat.entry, quoteMarkets: realised.markets, startSec: realised.startSec, response
+      feedLatency: lat.feed, entryLatency: lat.entry, quoteMarkets: realised.markets, startSec: realised.startSec, response,
+      botsAheadInPass: realised.botsAheadInPass
     },
     tapeMeta
   )

@@ -68,6 +68,8 @@ models
   --book-move-fills        let rebuilt background orders trade with our quotes (off: they are post-only)
   --markets ID,ID          quote only these markets (the rest are replayed for the book and the rewards split)
   --start-sec T            the strategy starts at unix second T (default: with the data)
+  --bots-ahead N           with --tick-ms 1000: the tape's server-managed bots (tape.json lp_bots) that the
+                           runner steps ahead of ours each second, whose same-second quotes ours sees (default 0)
   --response FILE          a market-response model (npm run backtest -- fit-response): takers our quote
                            attracts when it betters the tape's touch, informed by the tape's own future mid
 sweeps
@@ -84,7 +86,7 @@ output
 const VALUE_FLAGS = new Set([
   "--data", "--snapshots", "--orders", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
   "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--tick-ms", "--levels", "--depth", "--churn",
-  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response"
+  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response", "--bots-ahead"
 ])
 const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h", "--book-move-fills"])
 
@@ -181,6 +183,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   num("--rebate-bps", 0, 1000, (v) => (config = { ...config, makerRebateBps: v, provenance: { ...config.provenance, fees: "given" } }))
   num("--taker-fee-bps", 0, 1000, (v) => (config = { ...config, takerFeeBps: v, provenance: { ...config.provenance, fees: "given" } }))
   num("--start-sec", 0, 1e11, (v) => (config = { ...config, startSec: v }))
+  num("--bots-ahead", 0, 1_000_000, (v) => (config = { ...config, botsAheadInPass: v }))
   const quote = one("--markets")
   if (quote !== undefined) config = { ...config, quoteMarkets: quote.split(",").map((m) => m.trim()).filter((m) => m !== "") }
   if (bools.has("--book-move-fills")) config = { ...config, bookMoveFills: true }

@@ -87,6 +87,14 @@ export interface BacktestConfig {
   readonly sampleSec: number
   /** The market-response model (`--response`, fitted by `fit-response`): the takers our quotes attract; null = none. */
   readonly response: ResponseModel | null
+  /** The tape's LP bots (owners) in the bot runner's pass order (tape.json lp_bots); empty when the tape does not say. */
+  readonly lpBotsInPass: ReadonlyArray<string>
+  /**
+   * How many of them step ahead of ours in each pass, seeing nothing of ours while we see their
+   * quotes of that second (sim/backtest/pass.ts; `--bots-ahead`): 0 = ours steps first, as a bot
+   * ticked on whole seconds sees nothing of its own second.
+   */
+  readonly botsAheadInPass: number
 }
 
 export const DEFAULT_CONFIG: BacktestConfig = {
@@ -114,7 +122,9 @@ export const DEFAULT_CONFIG: BacktestConfig = {
   endSec: null,
   bookMoveFills: false,
   sampleSec: 60,
-  response: null
+  response: null,
+  lpBotsInPass: [],
+  botsAheadInPass: 0
 }
 
 /** The strategy spec the run stands for: a preset is the Simple-mode spec with the run's capital, as the bot is started. */
@@ -137,7 +147,7 @@ export const marketParams = (config: BacktestConfig, d: Dataset): StrategyParams
 
 /** A tape's fee schedule, rewards configuration, start and end, unless given on the command line. */
 export const withTapeMeta = (config: BacktestConfig, meta: TapeMeta): BacktestConfig => {
-  let c: BacktestConfig = { ...config, beginSec: config.beginSec ?? meta.from_sec, endSec: config.endSec ?? meta.to_sec }
+  let c: BacktestConfig = { ...config, beginSec: config.beginSec ?? meta.from_sec, endSec: config.endSec ?? meta.to_sec, lpBotsInPass: meta.lp_bots ?? [] }
   if (c.provenance.fees !== "given") {
     c = {
       ...c,

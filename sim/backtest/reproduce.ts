@@ -66,6 +66,7 @@ export const settingsOf = (config: BacktestConfig, params: StrategyParams | unde
     ["data start (unix s)", config.beginSec === null ? "the first event" : String(config.beginSec)],
     ["data end (unix s)", config.endSec === null ? "the last event" : String(config.endSec)],
     ["sample interval (s)", String(config.sampleSec)],
+    ["bots ahead in the runner's pass", `${Math.min(config.botsAheadInPass, config.lpBotsInPass.length)} of the tape's ${config.lpBotsInPass.length} LP bots`],
     ["market-response model", config.response === null ? "none" : `${config.response.sources.length} tape(s); informed share ${config.response.information.informed_share} at ${config.response.information.horizon_sec} s`]
   )
   return out

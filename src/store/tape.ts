@@ -87,6 +87,13 @@ export interface TapeMeta {
   readonly rewards: RewardsParams | null
   /** Users whose orders were left out of the tape (none for a plain tape). */
   readonly excluded_users: ReadonlyArray<string>
+  /**
+   * The owners (pseudonyms) of the users that started a server-managed LP bot, in the order the
+   * bot runner steps them in its once-a-second pass (by user id): a bot sees the quotes of the
+   * bots ahead of it in the same pass (docs/backtesting.md "The bot runner's pass"). Excluded
+   * users left out. Absent in tapes written before it was added.
+   */
+  readonly lp_bots?: ReadonlyArray<string>
   readonly trades: number
   readonly snapshots: number
   /** Order-level events in orders.<fmt> (version 2). */
@@ -126,6 +133,8 @@ export class TapeRecorder {
   /** Orders resting now (rested and neither cancelled nor filled), by id: their side, price and owner for the cancel row. */
   private readonly resting = new Map<number, { marketId: string; side: "bid" | "ask"; priceBps: number; orderType: OrderType; owner: string }>()
   private readonly owners = new Map<string, string>()
+  /** Users that started an LP bot (lp_start), for tape.json's lp_bots. */
+  private readonly botUsers = new Set<string>()
   private readonly lastBook = new Map<string, string>()
   private nextBoundary: number | null = null
   private fromSec: number | null = null
@@ -196,6 +205,7 @@ export class TapeRecorder {
   }
 
   before(record: JournalRecord): void {
+    if (record.cmd.type === "lp_start" && !this.exclude.has(record.cmd.user)) this.botUsers.add(record.cmd.user)
     const t = record.tsSec
     this.fromSec ??= t
     this.toSec = Math.max(this.toSec, t)
@@ -248,6 +258,8 @@ export class TapeRecorder {
         fees: { maker_rebate_bps: e.makerRebateBps, default_taker_fee_bps: e.defaultTakerFeeBps, taker_fee_bps: taker },
         rewards: this.x.rewards.config === null ? null : { ...this.x.rewards.config },
         excluded_users: [...this.exclude].sort(),
+        // The runner's pass order (src/service/lp-book.ts runningBots): by user id.
+        lp_bots: [...this.botUsers].sort((a, b) => (a < b ? -1 : 1)).map((u) => this.ownerOf(u)),
         trades: this.trades.length,
         snapshots: this.snapshots,
         orders: this.orders.length

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest"
 import { assertInvariants, Engine, type Command } from "../../src/engine/index.ts"
 import { ReferenceEngine } from "../reference/reference-engine.ts"
 import { type Abstract, abstractCommands, Driver, engineHolders, MARKETS } from "../support/commands.ts"
+import { eventLoopTurn } from "../support/turn.ts"
 
 const step = (real: Engine, ref: ReferenceEngine, cmd: Command): void => {
   expect(real.apply(cmd), `command ${JSON.stringify(cmd)}`).toEqual(ref.apply(cmd))
@@ -39,9 +40,11 @@ const expectSameLedger = (real: Engine, ref: ReferenceEngine): void => {
 }
 
 describe("engine vs reference engine", () => {
-  it("agree event for event on thousands of generated sequences", () => {
-    fc.assert(
-      fc.property(abstractCommands(80), (script) => {
+  it("agree event for event on thousands of generated sequences", async () => {
+    // Seconds of synchronous work per property: a loop turn per run (test/support/turn.ts).
+    await fc.assert(
+      fc.asyncProperty(abstractCommands(80), async (script) => {
+        await eventLoopTurn()
         const { real, ref } = runBoth(script)
         expectSameLedger(real, ref)
       }),
@@ -49,9 +52,10 @@ describe("engine vs reference engine", () => {
     )
   })
 
-  it("agree on long sequences without status changes (deep books, many merges)", () => {
-    fc.assert(
-      fc.property(abstractCommands(400, { statusWeight: 0 }), (script) => {
+  it("agree on long sequences without status changes (deep books, many merges)", async () => {
+    await fc.assert(
+      fc.asyncProperty(abstractCommands(400, { statusWeight: 0 }), async (script) => {
+        await eventLoopTurn()
         const { real, ref } = runBoth(script)
         expectSameLedger(real, ref)
       }),
@@ -59,9 +63,10 @@ describe("engine vs reference engine", () => {
     )
   })
 
-  it("agree through resolution and redemption of every holder", () => {
-    fc.assert(
-      fc.property(abstractCommands(150, { statusWeight: 0 }), fc.array(fc.constantFrom("yes" as const, "no" as const), { minLength: 3, maxLength: 3 }), (script, winners) => {
+  it("agree through resolution and redemption of every holder", async () => {
+    await fc.assert(
+      fc.asyncProperty(abstractCommands(150, { statusWeight: 0 }), fc.array(fc.constantFrom("yes" as const, "no" as const), { minLength: 3, maxLength: 3 }), async (script, winners) => {
+        await eventLoopTurn()
         const { real, ref, driver } = runBoth(script)
         MARKETS.forEach((marketId, i) => {
           step(real, ref, driver.concrete({ k: "status", market: i, status: "resolved", winning: winners[i]! }))

@@ -14,6 +14,7 @@ import {
 } from "../../src/engine/index.ts"
 import { type Abstract, abstractCommands, Driver, engineHolders } from "../support/commands.ts"
 import { stateAfterRejection } from "./nonce-rule.ts"
+import { eventLoopTurn } from "../support/turn.ts"
 
 /** Runs a script, returning the concrete commands it became (for replays). */
 const run = (script: Abstract[], onStep?: (e: Engine, cmd: Command) => void): { engine: Engine; commands: Command[] } => {
@@ -37,9 +38,11 @@ const withoutClock = (snap: EngineSnapshot): string => {
 }
 
 describe("engine properties", () => {
-  it("every invariant holds after every command", () => {
-    fc.assert(
-      fc.property(abstractCommands(200), (script) => {
+  // Seconds of synchronous work per property: a loop turn per run (test/support/turn.ts).
+  it("every invariant holds after every command", async () => {
+    await fc.assert(
+      fc.asyncProperty(abstractCommands(200), async (script) => {
+        await eventLoopTurn()
         run(script, (engine, cmd) => {
           engine.apply(cmd)
           expect(findViolations(engine), JSON.stringify(cmd)).toEqual([])
@@ -49,10 +52,11 @@ describe("engine properties", () => {
     )
   })
 
-  it("a rejected command changes nothing but the sequence counters (and a place_order's spent nonce)", () => {
+  it("a rejected command changes nothing but the sequence counters (and a place_order's spent nonce)", async () => {
     let rejections = 0
-    fc.assert(
-      fc.property(abstractCommands(150), (script) => {
+    await fc.assert(
+      fc.asyncProperty(abstractCommands(150), async (script) => {
+        await eventLoopTurn()
         run(script, (engine, cmd) => {
           const before = takeSnapshot(engine)
           const events = engine.apply(cmd)
@@ -70,9 +74,10 @@ describe("engine properties", () => {
     expect(rejections).toBeGreaterThan(1_000)
   })
 
-  it("snapshot, restore and replay of the rest give the same events and state hash", () => {
-    fc.assert(
-      fc.property(abstractCommands(200), fc.double({ min: 0, max: 1, noNaN: true }), (script, cut) => {
+  it("snapshot, restore and replay of the rest give the same events and state hash", async () => {
+    await fc.assert(
+      fc.asyncProperty(abstractCommands(200), fc.double({ min: 0, max: 1, noNaN: true }), async (script, cut) => {
+        await eventLoopTurn()
         const { engine: original, commands } = run(script, (e, cmd) => void e.apply(cmd))
         // Replay the same commands, snapshot at the cut, restore from JSON text, finish the replay.
         const splitAt = Math.floor(cut * commands.length)
@@ -88,9 +93,10 @@ describe("engine properties", () => {
     )
   })
 
-  it("the same commands give the same state hash; a different history a different one", () => {
-    fc.assert(
-      fc.property(abstractCommands(120), (script) => {
+  it("the same commands give the same state hash; a different history a different one", async () => {
+    await fc.assert(
+      fc.asyncProperty(abstractCommands(120), async (script) => {
+        await eventLoopTurn()
         const a = run(script, (e, cmd) => void e.apply(cmd))
         const b = new Engine()
         for (const cmd of a.commands) b.apply(cmd)
