@@ -43,9 +43,14 @@ export const fitCalibration = async (outDir: string, seeds: ReadonlyArray<number
 export const calibrationLines = (c: Calibration | null): string[] => {
   if (c === null) return ["market-response model: none (no --calibrate)"]
   const m = c.model
-  const mk = m.information.markouts.find((k) => k.horizon_sec === m.information.horizon_sec)
+  const e = m.edge
+  const mk = m.information.markouts.find((k) => k.horizon_sec === 30)
+  const side = (s: NonNullable<typeof e>["buy"]): string =>
+    s.buckets.filter((b, k) => k === 0 || b.rate_per_sec !== s.buckets[k - 1]!.rate_per_sec).map((b) => `${(b.rate_per_sec * 3600).toFixed(1)}/h from ${b.from_ticks}`).join(", ")
   return [
     `market-response model fitted on calibration seeds ${c.seeds.join(",")} (${c.model_file}), applied to every counterfactual backtest (not the replay):`,
-    `  ${m.arrival.arrivals} takers; buy a ${m.arrival.buy.a_per_sec.toPrecision(3)}/s b ${m.arrival.buy.b_per_tick.toPrecision(3)}/tick, sell a ${m.arrival.sell.a_per_sec.toPrecision(3)}/s b ${m.arrival.sell.b_per_tick.toPrecision(3)}/tick; informed share ${m.information.informed_share.toFixed(2)} at ${m.information.horizon_sec} s (markout ${mk?.mean_bps.toFixed(1) ?? "-"} bps)`
+    e === null
+      ? `  ${m.arrival.arrivals} takers; buy a ${m.arrival.buy.a_per_sec.toPrecision(3)}/s b ${m.arrival.buy.b_per_tick.toPrecision(3)}/tick, sell a ${m.arrival.sell.a_per_sec.toPrecision(3)}/s b ${m.arrival.sell.b_per_tick.toPrecision(3)}/tick; informed share ${m.information.informed_share.toFixed(2)} at ${m.information.horizon_sec} s`
+      : `  ${e.arrivals} takers; arrival by edge against the tape's mid ${e.horizon_sec} s later (ticks, buckets of ${e.bucket_ticks}): buy ${side(e.buy)}; sell ${side(e.sell)}; markout at 30 s ${mk?.mean_bps.toFixed(1) ?? "-"} bps`
   ]
 }

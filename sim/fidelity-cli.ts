@@ -140,7 +140,7 @@ const calibrate = async (args: Args, log: (line: string) => void): Promise<Calib
   let done = 0
   await pool(args, jobs, (job) => log(`fidelity: ${++done}/${jobs.length} calibration worlds (seed ${job.seed})`))
   const c = await fitCalibration(args.out, args.calibrate!)
-  log(`fidelity: response model fitted on seeds ${c.seeds.join(",")}: ${c.model.arrival.arrivals} takers, informed share ${c.model.information.informed_share.toFixed(2)}`)
+  log(`fidelity: response model fitted on seeds ${c.seeds.join(",")}: ${c.model.arrival.arrivals} takers, arrival by edge against the mid ${c.model.edge?.horizon_sec ?? "-"} s later`)
   return c
 }
 

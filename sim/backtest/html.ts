@@ -7,7 +7,7 @@ import { CHART_LIBRARY, esc, inlineScript, jsonScript, STYLE, table, usdc } from
 import { chartData } from "./report-html/data.ts"
 import { type BacktestReport, statsLines } from "./report.ts"
 import type { Reproduction } from "./reproduce.ts"
-import { responseLines } from "./response/format.ts"
+import { EDGE_TABLE_HEADER, edgeTableRows, responseLines } from "./response/format.ts"
 
 const CLIENT = new URL("./report-html/report.client.js", import.meta.url)
 const CHART_STYLE = `
@@ -30,7 +30,8 @@ const responseSection = (r: BacktestReport): string => {
     ["response takers", `${s.response_takers} sent (${s.response_informed_takers} informed): ${s.fills_from_response} fills, ${s.response_filled_contracts} contracts`],
     ...responseLines(r.response_model!)
   ]
-  return `<h2>Market-response model</h2>${table(["part", "value"], rows, "kv")}`
+  const edge = edgeTableRows(r.response_model!)
+  return `<h2>Market-response model</h2>${table(["part", "value"], rows, "kv")}${edge.length === 0 ? "" : `<h3>Arrival by edge: observed vs fitted takers per bucket</h3>${table(EDGE_TABLE_HEADER, edge)}`}`
 }
 
 /** The page's "Reproduce" section: the exact command, each input with its sha256, every setting. */

@@ -6,7 +6,7 @@ import type { RewardDay } from "./rewards.ts"
 import type { BacktestStats } from "./stats.ts"
 import { dayLabel } from "../../src/service/rewards-book.ts"
 import type { ResponseModel } from "./response/model.ts"
-import { responseLines } from "./response/format.ts"
+import { edgeTableText, responseLines } from "./response/format.ts"
 
 export interface MarketReport {
   readonly market_id: string
@@ -168,7 +168,7 @@ export const formatSummary = (r: BacktestReport): string => {
     ...statsLines(r.stats)
   ]
   const width = Math.max(...lines.map(([k]) => k.length))
-  const model = r.response_model === null ? [] : [...responseLines(r.response_model).map(([k, v]) => `RESPONSE  ${k}: ${v}`), ""]
+  const model = r.response_model === null ? [] : [...responseLines(r.response_model).map(([k, v]) => `RESPONSE  ${k}: ${v}`), ...edgeTableText(r.response_model).map((x) => `RESPONSE  ${x}`), ""]
   const head = [...r.assumptions.map((a) => `NOTE  ${a}`), ...(r.assumptions.length > 0 ? [""] : []), ...model, ...lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`)].join("\n")
   const rows = r.markets.map((m) =>
     [m.market_id, String(m.fills), String(m.net_yes), usdc(m.pnl_micro), usdc(m.maker_rebates_micro), usdc(m.lp_rewards_raw_micro), String(m.time_paused_sec), m.stop_reason ?? "-"]

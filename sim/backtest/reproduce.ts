@@ -67,7 +67,9 @@ export const settingsOf = (config: BacktestConfig, params: StrategyParams | unde
     ["data end (unix s)", config.endSec === null ? "the last event" : String(config.endSec)],
     ["sample interval (s)", String(config.sampleSec)],
     ["bots ahead in the runner's pass", `${Math.min(config.botsAheadInPass, config.lpBotsInPass.length)} of the tape's ${config.lpBotsInPass.length} LP bots`],
-    ["market-response model", config.response === null ? "none" : `${config.response.sources.length} tape(s); informed share ${config.response.information.informed_share} at ${config.response.information.horizon_sec} s`]
+    ["market-response model", config.response === null ? "none" : config.response.edge !== null
+      ? `version 2, ${config.response.sources.length} tape(s); arrival by edge against the tape's mid ${config.response.edge.horizon_sec} s later, buckets of ${config.response.edge.bucket_ticks} ticks`
+      : `version 1, ${config.response.sources.length} tape(s); informed share ${config.response.information.informed_share} at ${config.response.information.horizon_sec} s`]
   )
   return out
 }

@@ -1,13 +1,15 @@
 // The market-response model in a backtest (sim/backtest/response/flow.ts): response takers come
 // only while our quote betters the tape's touch, hit it through the engine, are told apart in
 // the report, follow the tape's future mid when informed, and the run stays deterministic.
+// Version 2 (the edge form): they come exactly while our quote improves the edge against the
+// tape's mid H later; version 1 files (the spread form) still apply as before.
 import { describe, expect, it } from "vitest"
 import type { StrategyParams } from "../../src/lp/strategy.ts"
 import { type BacktestConfig, DEFAULT_CONFIG } from "../../sim/backtest/config.ts"
 import { datasetFromRows, type LevelRow } from "../../sim/backtest/dataset.ts"
 import { formatSummary } from "../../sim/backtest/report.ts"
 import { renderHtml } from "../../sim/backtest/html.ts"
-import { validateModel } from "../../sim/backtest/response/model.ts"
+import { edgeRate, validateModel } from "../../sim/backtest/response/model.ts"
 import { runBacktest } from "../../sim/backtest/runner.ts"
 
 const T0 = 1_767_225_600_000
@@ -105,5 +107,89 @@ describe("response takers in a backtest", () => {
     expect(html.indexOf("<h2>Market-response model</h2>")).toBeGreaterThan(0)
     expect(html.indexOf("<h2>Market-response model</h2>")).toBeLessThan(html.indexOf("<h2>Charts</h2>"))
     expect(html).toContain(`${r.summary.response_takers} sent`)
+  })
+})
+
+// The edge form: no takers at an edge ≤ 0 ticks, then 0.1/s more per tick (tick 100 bps here: no trades).
+const H_SEC = 30
+const edgeModel = () =>
+  validateModel("edge-model", {
+    format: "twinbook-response-model", version: 2,
+    size: { quantiles: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] },
+    edge: {
+      horizon_sec: H_SEC,
+      buy: { buckets: [{ at_ticks: -10, rate_per_sec: 0 }, { at_ticks: 0, rate_per_sec: 0 }, { at_ticks: 10, rate_per_sec: 1 }] },
+      sell: { buckets: [{ at_ticks: -10, rate_per_sec: 0 }, { at_ticks: 0, rate_per_sec: 0 }, { at_ticks: 10, rate_per_sec: 1 }] }
+    }
+  })
+
+/** The tape's mid: 5000, then 5400 from the 5th minute, back to 5000 from the 10th, and so on (the touch ±200 around it). */
+const STEP_SEC = 300
+const jumpMid = (k: number): number => (k % 2 === 0 ? 5000 : 5400)
+const jumping = tape(STEP_SEC, jumpMid)
+const midAt = (tMs: number): number => jumpMid(Math.max(0, Math.floor((tMs - T0) / (STEP_SEC * 1000))))
+
+const weSold = (f: { side: string; outcome: string }): boolean => (f.side === "sell" && f.outcome === "yes") || (f.side === "buy" && f.outcome === "no")
+
+/** Every response fill offered the taker an edge above 0 (where the model's rate starts) and above the tape's own touch: a buyer at our ask, a seller at our bid. */
+const edgesOf = (r: ReturnType<typeof runBacktest>["report"]): Array<{ ours: number; book: number }> =>
+  r.fills.filter((f) => f.cause === "response").map((f) => {
+    const later = midAt(f.tMs + H_SEC * 1000)
+    const now = midAt(f.tMs)
+    return weSold(f) ? { ours: (later - f.yesPriceBps) / 100, book: (later - (now + 200)) / 100 } : { ours: (f.yesPriceBps - later) / 100, book: (now - 200 - later) / 100 }
+  })
+
+describe("response takers by edge (model version 2)", () => {
+  it("come exactly while our quote improves the edge against the tape's mid H later, on the side it favours", () => {
+    // Spread 200 quotes inside the touch; spread 400 at it, inside only while stale after a jump (the mid moved, our quote not yet).
+    for (const spread of [200, 400]) {
+      const r = runBacktest(jumping, config(spread, edgeModel())).report
+      const response = r.fills.filter((f) => f.cause === "response")
+      expect(response.length, `spread ${spread}`).toBeGreaterThan(5)
+      expect(r.summary.fills_from_response).toBe(response.length)
+      for (const [k, e] of edgesOf(r).entries()) {
+        expect(e.ours, `spread ${spread}, fill at ${response[k]!.tMs - T0} ms`).toBeGreaterThan(Math.max(0, e.book))
+      }
+      // Both directions of jump were picked off: up (takers bought our ask) and down (they sold to our bid).
+      expect(response.some(weSold) && response.some((f) => !weSold(f)), `spread ${spread}`).toBe(true)
+      // Every response taker had a positive edge against our price: all count as informed.
+      expect(r.summary.response_informed_takers).toBe(r.summary.response_takers)
+    }
+  })
+
+  it("none while the edge does not improve: a flat tape, a quote too wide to offer an edge, or no model", () => {
+    // On the flat tape our quote betters the book (the spread form sends takers there) but offers no edge.
+    const flatRun = runBacktest(flat, config(200, edgeModel())).report
+    expect(flatRun.summary.quoted_contracts).toBeGreaterThan(0)
+    expect([flatRun.summary.response_takers, flatRun.summary.fills_from_response]).toEqual([0, 0])
+    expect(runBacktest(flat, config(200, model(0))).report.summary.fills_from_response).toBeGreaterThan(0)
+    // Quoting ±500 around the mid: even stale after a 400 bps jump, our price stays 100 bps on the wrong side of the mid to come.
+    const wide = runBacktest(jumping, config(1000, edgeModel())).report
+    expect(wide.summary.quoted_contracts).toBeGreaterThan(0)
+    expect([wide.summary.response_takers, wide.summary.fills_from_response]).toEqual([0, 0])
+    expect(runBacktest(jumping, config(200, null)).report.summary.fills_from_response).toBe(0)
+  })
+
+  it("the same seed gives the same takers; another seed others", () => {
+    const a = runBacktest(jumping, config(200, edgeModel())).report
+    const b = runBacktest(jumping, config(200, edgeModel())).report
+    expect(a.summary.fills_from_response).toBeGreaterThan(0)
+    expect(JSON.stringify({ s: b.summary, f: b.fills })).toBe(JSON.stringify({ s: a.summary, f: a.fills }))
+    const c = runBacktest(jumping, { ...config(200, edgeModel()), seed: "2" }).report
+    expect(JSON.stringify(c.fills)).not.toBe(JSON.stringify(a.fills))
+  })
+
+  it("the report's first page shows the edge form and its table", () => {
+    const m = edgeModel()
+    expect(edgeRate(m.edge!.buy, 3)).toBeCloseTo(0.3, 12)
+    const r = runBacktest(jumping, config(200, m)).report
+    const text = formatSummary(r)
+    expect(text).toMatch(/^RESPONSE {2}arrival: takers\/s by edge e \(ticks\) = \(tape's mid 30 s later − ask\) for buyers/m)
+    expect(text).toMatch(/^RESPONSE {2}information: .*not applied: the edge carries the information/m)
+    expect(text).toMatch(/^RESPONSE {2}side +edge ticks +knot +exposure s +observed +fitted +fitted \/h/m)
+    expect(text).toMatch(/^RESPONSE {2}buy +0 … 0 +10\.0 /m)
+    const html = renderHtml(r)
+    expect(html.indexOf("<h3>Arrival by edge: observed vs fitted takers per bucket</h3>")).toBeGreaterThan(html.indexOf("<h2>Market-response model</h2>"))
+    expect(html.indexOf("<h3>Arrival by edge")).toBeLessThan(html.indexOf("<h2>Charts</h2>"))
   })
 })

@@ -48,7 +48,8 @@ describe("npm run fidelity -- --calibrate", () => {
       expect(s.calibration.model_file).toBe(join(out, "calibration", "response-model.json"))
       expect(JSON.parse(readFileSync(s.calibration.model_file, "utf8"))).toEqual(s.calibration.model)
       const m = s.calibration.model
-      expect([m.format, m.version]).toEqual(["twinbook-response-model", 1])
+      expect([m.format, m.version]).toEqual(["twinbook-response-model", 2])
+      expect([5, 15, 30, 60]).toContain(m.edge.horizon_sec)
       expect(m.sources.map((x: { source: string }) => x.source)).toEqual([join(out, "calibration", "seed2-live")])
       expect(m.arrival.arrivals).toBeGreaterThan(0)
       expect(existsSync(join(out, "calibration", "seed2-live", "tape.json"))).toBe(true)
@@ -59,7 +60,7 @@ describe("npm run fidelity -- --calibrate", () => {
       }
       const txt = readFileSync(join(out, "fidelity.txt"), "utf8")
       expect(txt).toContain(`market-response model fitted on calibration seeds 2 (${s.calibration.model_file})`)
-      expect(txt).toMatch(/informed share \d\.\d\d at 30 s/)
+      expect(txt).toMatch(/arrival by edge against the tape's mid \d+ s later \(ticks, buckets of \d+\): buy [\d.]+\/h from -?\d+/)
     } finally {
       rmSync(out, { recursive: true, force: true })
     }

@@ -7,7 +7,7 @@ import { dirname } from "node:path"
 import { BacktestInputError } from "../dataset.ts"
 import { isTapeDir, loadTape } from "../load.ts"
 import { fitResponse, type FitInput } from "./fit.ts"
-import { responseLines } from "./format.ts"
+import { edgeTableText, responseLines } from "./format.ts"
 import type { ResponseModel } from "./model.ts"
 
 export const FIT_USAGE = "usage: npm run backtest -- fit-response --data DIR [DIR…] --out model.json [--json]"
@@ -58,6 +58,9 @@ export const loadFitInputs = async (dirs: ReadonlyArray<string>): Promise<FitInp
 export const fitTapes = async (dirs: ReadonlyArray<string>, out: string): Promise<ResponseModel> => {
   const model = fitResponse(await loadFitInputs(dirs))
   if (model.arrival.arrivals === 0) throw new BacktestInputError(`fit-response: no taker traded at a two-sided book in ${dirs.join(", ")}: nothing to fit`)
+  if (model.edge === null || model.edge.buy.buckets.length === 0 || model.edge.sell.buckets.length === 0) {
+    throw new BacktestInputError(`fit-response: the book in ${dirs.join(", ")} is never two-sided both now and a horizon later: no edge to fit`)
+  }
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${JSON.stringify(model, null, 2)}\n`)
   return model
@@ -70,7 +73,8 @@ export const fitResponseCli = async (argv: ReadonlyArray<string>): Promise<numbe
     return 0
   }
   const model = await fitTapes(args.dirs, args.out)
-  const text = `${responseLines(model).map(([k, v]) => `${k.padEnd(11)}  ${v}`).join("\n")}\nwrote ${args.out}\n`
+  const table = edgeTableText(model)
+  const text = `${responseLines(model).map(([k, v]) => `${k.padEnd(11)}  ${v}`).join("\n")}\n${table.length === 0 ? "" : `\narrival by edge (observed vs fitted takers per bucket):\n${table.join("\n")}\n\n`}wrote ${args.out}\n`
   if (args.json) {
     process.stderr.write(text)
     process.stdout.write(`${JSON.stringify(model)}\n`)

@@ -1,11 +1,13 @@
 // Fits the market-response model (model.ts) from tapes alone: the book snapshots give the
-// touch over time (the exposure at each spread), the trades give the takers (one taker order =
-// the trades of one side that share a market and a millisecond: one journal record), and the
-// touch after each taker gives its markouts. Pooled over every market of every tape given.
+// touch over time (the exposure at each spread, and at each edge against the mid H later:
+// edge.ts, the part the backtest applies), the trades give the takers (one taker order = the
+// trades of one side that share a market and a millisecond: one journal record), and the touch
+// after each taker gives its markouts. Pooled over every market of every tape given.
 import type { Dataset } from "../dataset.ts"
 import { KIND_TRADE, TAKER_BUY } from "../dataset.ts"
 import { type Cell, fitCurve } from "./curve.ts"
-import { type ArrivalCurve, type FitBucket, type GoodnessOfFit, type Markout, RESPONSE_FORMAT, RESPONSE_VERSION, type ResponseModel } from "./model.ts"
+import { type EdgeTape, fitEdge, type Taker } from "./edge.ts"
+import { type ArrivalCurve, type FitBucket, type GoodnessOfFit, type Markout, RESPONSE_FORMAT, RESPONSE_VERSION, type ResponseModel, round } from "./model.ts"
 import { indexAt, marketTicks, mid2At, type TouchPath, touchPaths } from "./touch.ts"
 
 export const MARKOUT_HORIZONS_SEC = [5, 30, 120] as const
@@ -28,6 +30,19 @@ interface Arrival {
   readonly size: number
   readonly ticks: number
   readonly mid2: number
+}
+
+/** Every taker order of a tape (one-sided books included: the edge fit decides what it can use). */
+const takersOf = (d: Dataset): Taker[] => {
+  const out: Taker[] = []
+  for (let i = 0; i < d.count; i++) {
+    if (d.kind[i] !== KIND_TRADE) continue
+    const m = d.market[i]!
+    let size = d.size[i]!
+    while (i + 1 < d.count && d.kind[i + 1] === KIND_TRADE && d.market[i + 1] === m && d.tMs[i + 1] === d.tMs[i] && d.side[i + 1] === d.side[i]) size += d.size[++i]!
+    out.push({ market: m, tMs: d.tMs[i]!, buy: d.side[i] === TAKER_BUY, size })
+  }
+  return out
 }
 
 interface Collected {
@@ -164,8 +179,6 @@ const markoutAt = (inputs: ReadonlyArray<{ arrivals: Arrival[]; paths: TouchPath
   }
 }
 
-/** 9 significant digits: readable, and the same bytes on every run. */
-export const round = (x: number): number => (x === 0 || !Number.isFinite(x) ? x : Number(x.toPrecision(9)))
 
 const roundCurve = (c: ArrivalCurve): ArrivalCurve => ({ a_per_sec: round(c.a_per_sec), b_per_tick: round(c.b_per_tick), a_se: round(c.a_se), b_se: round(c.b_se), arrivals: c.arrivals })
 
@@ -173,6 +186,7 @@ const roundCurve = (c: ArrivalCurve): ArrivalCurve => ({ a_per_sec: round(c.a_pe
 export const fitResponse = (inputs: ReadonlyArray<FitInput>): ResponseModel => {
   const all: Collected = { cells: new Map(), arrivals: [], oneSided: 0, exposureSec: 0 }
   const perInput: Array<{ arrivals: Arrival[]; paths: TouchPath[]; endMs: number }> = []
+  const edgeTapes: EdgeTape[] = []
   const sources: Array<ResponseModel["sources"][number]> = []
   for (const input of inputs) {
     const c: Collected = { cells: all.cells, arrivals: [], oneSided: 0, exposureSec: 0 }
@@ -184,6 +198,7 @@ export const fitResponse = (inputs: ReadonlyArray<FitInput>): ResponseModel => {
     all.oneSided += c.oneSided
     all.exposureSec += c.exposureSec
     perInput.push({ arrivals: c.arrivals, paths, endMs: input.endMs })
+    edgeTapes.push({ paths, ticks, takers: takersOf(input.dataset), endMs: input.endMs })
     sources.push({ source: input.source, markets: input.dataset.markets.length, arrivals: c.arrivals.length, exposure_sec: round(c.exposureSec) })
   }
   const spreads = [...all.cells.keys()].sort((a, b) => a - b)
@@ -200,6 +215,7 @@ export const fitResponse = (inputs: ReadonlyArray<FitInput>): ResponseModel => {
       buy: roundCurve(buy), sell: roundCurve(sell), fit: goodness(all.cells, buy, sell)
     },
     size: sizeSummary(all.arrivals),
-    information: { markouts, horizon_sec: APPLY_HORIZON_SEC, informed_share: Math.min(1, Math.max(0, applied.informed_share)) }
+    information: { markouts, horizon_sec: APPLY_HORIZON_SEC, informed_share: Math.min(1, Math.max(0, applied.informed_share)) },
+    edge: fitEdge(edgeTapes)
   }
 }

@@ -1,12 +1,16 @@
 // The market-response model (docs/backtesting.md "The market-response model"): how many takers
-// arrive at the touch as a function of the spread, how big they are, and how much they know.
-// Fitted from tapes alone (fit.ts), read back here, and applied by the backtest (flow.ts).
+// arrive at the touch as a function of the edge a quote offers against where the tape's mid goes
+// (version 2; version 1 files, arrival by the spread weighted by an informed share, still read and
+// applied in their old form), how big they are, and how much they know.
+// Fitted from tapes alone (fit.ts, edge.ts), read back here, and applied by the backtest (flow.ts).
 // Plain data (structured-cloneable): it rides in the BacktestConfig to sweep and fidelity workers.
 import { readFileSync } from "node:fs"
 import { BacktestInputError } from "../dataset.ts"
 
 export const RESPONSE_FORMAT = "twinbook-response-model"
-export const RESPONSE_VERSION = 1
+/** The version fit-response writes; READABLE_VERSIONS are those --response accepts. */
+export const RESPONSE_VERSION = 2
+export const READABLE_VERSIONS: ReadonlyArray<number> = [1, 2]
 
 /** λ(s) = a · exp(−b · s) takers per second, s the spread in ticks; with the fit's standard errors. */
 export interface ArrivalCurve {
@@ -49,9 +53,61 @@ export interface Markout {
   readonly informed_share_se: number
 }
 
+/**
+ * One edge bucket of one side: edges [from, to) ticks (the end buckets pool the tails), the
+ * exposure-weighted mean edge in it (the knot the rate is interpolated at), the seconds the
+ * touch offered such an edge, takers observed and fitted, the monotone rate and the raw one.
+ */
+export interface EdgeBucket {
+  readonly from_ticks: number
+  readonly to_ticks: number
+  readonly at_ticks: number
+  readonly exposure_sec: number
+  readonly observed: number
+  readonly expected: number
+  /** Fitted takers per second (non-decreasing in the edge), and observed ÷ exposure before pooling. */
+  readonly rate_per_sec: number
+  readonly raw_rate_per_sec: number
+  /** Mean size of the takers observed in the bucket (contracts; 0 without takers): the sizes are not modelled by edge, this shows whether they should be. */
+  readonly mean_size: number
+}
+
+/** The fitted λ(e) of one side (takers that buy lift the ask; takers that sell hit the bid). */
+export interface EdgeSide {
+  readonly arrivals: number
+  readonly exposure_sec: number
+  readonly buckets: ReadonlyArray<EdgeBucket>
+  /** Poisson deviance and Pearson χ² over the buckets; blocks = distinct fitted rates (the isotonic fit's size). */
+  readonly deviance: number
+  readonly chi_square: number
+  readonly blocks: number
+  /** Log-likelihood of the arrival times over a constant rate (nats): what the edge explains. */
+  readonly loglik_gain: number
+}
+
+/** One horizon tried: the log-likelihood gain over a constant rate per side; the largest total is applied. */
+export interface EdgeCandidate {
+  readonly horizon_sec: number
+  readonly loglik_gain_buy: number
+  readonly loglik_gain_sell: number
+}
+
+/** λ_side(e): takers per second against the edge e (ticks) a touch offers against the tape's mid H later. */
+export interface EdgeArrival {
+  readonly form: string
+  readonly horizon_sec: number
+  readonly bucket_ticks: number
+  readonly candidates: ReadonlyArray<EdgeCandidate>
+  /** Takers with a two-sided book at t and t + H within the window, and those left out. */
+  readonly arrivals: number
+  readonly arrivals_left_out: number
+  readonly buy: EdgeSide
+  readonly sell: EdgeSide
+}
+
 export interface ResponseModel {
   readonly format: typeof RESPONSE_FORMAT
-  readonly version: typeof RESPONSE_VERSION
+  readonly version: 1 | 2
   readonly sources: ReadonlyArray<{ readonly source: string; readonly markets: number; readonly arrivals: number; readonly exposure_sec: number }>
   readonly arrival: {
     readonly form: string
@@ -77,7 +133,30 @@ export interface ResponseModel {
     readonly horizon_sec: number
     readonly informed_share: number
   }
+  /** Version 2: the arrival covariate the backtest applies (the spread curve in `arrival` is then kept for the record only). Null in version 1. */
+  readonly edge: EdgeArrival | null
 }
+
+/**
+ * Takers per second at an edge of `ticks` on one side: linear between the buckets' knots (a
+ * monotone interpolation of monotone rates stays monotone), flat beyond the end knots.
+ */
+export const edgeRate = (side: Pick<EdgeSide, "buckets">, ticks: number): number => {
+  const b = side.buckets
+  if (b.length === 0) return 0
+  if (ticks <= b[0]!.at_ticks) return b[0]!.rate_per_sec
+  for (let k = 1; k < b.length; k++) {
+    const hi = b[k]!
+    if (ticks < hi.at_ticks) {
+      const lo = b[k - 1]!
+      return lo.rate_per_sec + ((ticks - lo.at_ticks) / (hi.at_ticks - lo.at_ticks)) * (hi.rate_per_sec - lo.rate_per_sec)
+    }
+  }
+  return b[b.length - 1]!.rate_per_sec
+}
+
+/** 9 significant digits: readable, and the same bytes on every run. */
+export const round = (x: number): number => (x === 0 || !Number.isFinite(x) ? x : Number(x.toPrecision(9)))
 
 /** Takers per second at a spread of `ticks`, for takers that buy (side 0) or sell (side 1). */
 export const arrivalRate = (m: ResponseModel, side: 0 | 1, ticks: number): number => {
@@ -101,34 +180,72 @@ const bad = (path: string, what: string): never => {
 const finite = (path: string, name: string, x: unknown, lo = Number.NEGATIVE_INFINITY): number =>
   typeof x === "number" && Number.isFinite(x) && x >= lo ? x : bad(path, `${name} is not a number${lo > Number.NEGATIVE_INFINITY ? ` ≥ ${lo}` : ""}`)
 
+/** A version 2 side: buckets with finite knots strictly increasing and rates ≥ 0 that never decrease. */
+const checkEdgeSide = (path: string, name: string, side: unknown): void => {
+  const b = (side as EdgeSide | undefined)?.buckets
+  if (!Array.isArray(b) || b.length === 0) return bad(path, `edge.${name}.buckets must list at least one bucket`)
+  b.forEach((x: EdgeBucket, i) => {
+    finite(path, `edge.${name}.buckets[${i}].at_ticks`, x?.at_ticks)
+    finite(path, `edge.${name}.buckets[${i}].rate_per_sec`, x?.rate_per_sec, 0)
+    if (i === 0) return
+    if (!(x.at_ticks > b[i - 1]!.at_ticks)) bad(path, `edge.${name}.buckets[${i}].at_ticks must be above the bucket before it`)
+    if (x.rate_per_sec < b[i - 1]!.rate_per_sec) bad(path, `edge.${name}.buckets[${i}].rate_per_sec is below the bucket before it: the rate must not decrease with the edge`)
+  })
+}
+
 /** Checks what the backtest uses of a model; anything else in the file is informational. */
 export const validateModel = (path: string, json: unknown): ResponseModel => {
   const m = json as ResponseModel
   if (typeof json !== "object" || json === null) return bad(path, "not a JSON object")
   if (m.format !== RESPONSE_FORMAT) return bad(path, `format is ${String(m.format)}, expected ${RESPONSE_FORMAT} (write one with npm run backtest -- fit-response)`)
-  if (m.version !== RESPONSE_VERSION) return bad(path, `version ${String(m.version)} is not supported (expected ${RESPONSE_VERSION})`)
-  for (const side of ["buy", "sell"] as const) {
-    finite(path, `arrival.${side}.a_per_sec`, m.arrival?.[side]?.a_per_sec, 0)
-    finite(path, `arrival.${side}.b_per_tick`, m.arrival?.[side]?.b_per_tick)
+  if (!READABLE_VERSIONS.includes(m.version)) return bad(path, `version ${String(m.version)} is not supported (expected ${READABLE_VERSIONS.join(" or ")}; fit it again with npm run backtest -- fit-response)`)
+  if (m.version === 1) {
+    // Version 1 applies the spread curve weighted by the informed share (flow.ts, the old form).
+    for (const side of ["buy", "sell"] as const) {
+      finite(path, `arrival.${side}.a_per_sec`, m.arrival?.[side]?.a_per_sec, 0)
+      finite(path, `arrival.${side}.b_per_tick`, m.arrival?.[side]?.b_per_tick)
+    }
+    const pi = finite(path, "information.informed_share", m.information?.informed_share, 0)
+    if (pi > 1) bad(path, "information.informed_share must be in 0..1")
+    finite(path, "information.horizon_sec", m.information?.horizon_sec, 1)
+  } else {
+    if (typeof m.edge !== "object" || m.edge === null) return bad(path, "edge is missing (version 2 applies the arrival rate by edge)")
+    const h = finite(path, "edge.horizon_sec", m.edge.horizon_sec, 0)
+    if (h <= 0) bad(path, "edge.horizon_sec must be above 0")
+    checkEdgeSide(path, "buy", m.edge.buy)
+    checkEdgeSide(path, "sell", m.edge.sell)
   }
   const q = m.size?.quantiles
   if (!Array.isArray(q) || q.length < 2) return bad(path, "size.quantiles must list at least 2 sizes")
   q.forEach((x, i) => finite(path, `size.quantiles[${i}]`, x, 1))
   if (q.some((x, i) => i > 0 && x < q[i - 1]!)) bad(path, "size.quantiles must not decrease")
-  const pi = finite(path, "information.informed_share", m.information?.informed_share, 0)
-  if (pi > 1) bad(path, "information.informed_share must be in 0..1")
-  finite(path, "information.horizon_sec", m.information?.horizon_sec, 1)
   return normalised(m)
 }
 
 const num = (x: unknown): number => (typeof x === "number" && Number.isFinite(x) ? x : 0)
-const curveOf = (c: ArrivalCurve): ArrivalCurve => ({ a_per_sec: c.a_per_sec, b_per_tick: c.b_per_tick, a_se: num(c.a_se), b_se: num(c.b_se), arrivals: num(c.arrivals) })
+const curveOf = (c: Partial<ArrivalCurve> | undefined): ArrivalCurve => ({ a_per_sec: num(c?.a_per_sec), b_per_tick: num(c?.b_per_tick), a_se: num(c?.a_se), b_se: num(c?.b_se), arrivals: num(c?.arrivals) })
 const list = <T>(x: ReadonlyArray<T> | undefined): ReadonlyArray<T> => (Array.isArray(x) ? x : [])
+
+const edgeSideOf = (s: EdgeSide): EdgeSide => ({
+  arrivals: num(s.arrivals), exposure_sec: num(s.exposure_sec),
+  buckets: s.buckets.map((b) => ({
+    from_ticks: num(b.from_ticks), to_ticks: num(b.to_ticks), at_ticks: b.at_ticks, exposure_sec: num(b.exposure_sec), observed: num(b.observed),
+    expected: num(b.expected), rate_per_sec: b.rate_per_sec, raw_rate_per_sec: num(b.raw_rate_per_sec), mean_size: num(b.mean_size)
+  })),
+  deviance: num(s.deviance), chi_square: num(s.chi_square), blocks: num(s.blocks), loglik_gain: num(s.loglik_gain)
+})
+
+const edgeOf = (e: EdgeArrival): EdgeArrival => ({
+  form: String(e.form ?? "takers per second against the edge e = (mid H later − our price) ÷ tick, per side; monotone"), horizon_sec: e.horizon_sec, bucket_ticks: num(e.bucket_ticks),
+  candidates: list(e.candidates).map((c) => ({ horizon_sec: num(c.horizon_sec), loglik_gain_buy: num(c.loglik_gain_buy), loglik_gain_sell: num(c.loglik_gain_sell) })),
+  arrivals: num(e.arrivals), arrivals_left_out: num(e.arrivals_left_out), buy: edgeSideOf(e.buy), sell: edgeSideOf(e.sell)
+})
 
 /** The checked model with its informational parts (fit, sources, markouts) present, 0 or empty where a hand-written file leaves them out. */
 const normalised = (m: ResponseModel): ResponseModel => {
-  const a = m.arrival
+  const a: Partial<ResponseModel["arrival"]> = m.arrival ?? {}
   const fit: Partial<GoodnessOfFit> = a.fit ?? {}
+  const info: Partial<ResponseModel["information"]> = m.information ?? {}
   return {
     format: m.format, version: m.version,
     sources: list(m.sources).map((s) => ({ source: String(s.source), markets: num(s.markets), arrivals: num(s.arrivals), exposure_sec: num(s.exposure_sec) })),
@@ -147,12 +264,13 @@ const normalised = (m: ResponseModel): ResponseModel => {
     },
     size: { n: num(m.size.n), mean: num(m.size.mean), quantiles: m.size.quantiles, lognormal: { mu: num(m.size.lognormal?.mu), sigma: num(m.size.lognormal?.sigma) } },
     information: {
-      markouts: list(m.information.markouts).map((k) => ({
+      markouts: list(info.markouts).map((k) => ({
         horizon_sec: num(k.horizon_sec), n: num(k.n), mean_bps: num(k.mean_bps), se_bps: num(k.se_bps), per_contract_bps: num(k.per_contract_bps),
         informed_share: num(k.informed_share), informed_share_se: num(k.informed_share_se)
       })),
-      horizon_sec: m.information.horizon_sec, informed_share: m.information.informed_share
-    }
+      horizon_sec: num(info.horizon_sec), informed_share: num(info.informed_share)
+    },
+    edge: m.version === 2 && m.edge !== null && m.edge !== undefined ? edgeOf(m.edge) : null
   }
 }
 
