@@ -87,6 +87,8 @@ export interface BacktestConfig {
   readonly sampleSec: number
   /** The market-response model (`--response`, fitted by `fit-response`): the takers our quotes attract; null = none. */
   readonly response: ResponseModel | null
+  /** The response takers' arrival stream: 0 or absent the run's own; k > 0 an interval draw's (sim/backtest/interval-run.ts). */
+  readonly responseDraw?: number
 }
 
 export const DEFAULT_CONFIG: BacktestConfig = {
