@@ -1,4 +1,4 @@
-// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
+// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 // How well a backtest predicts what the bot really did (sim/fidelity.ts, docs/backtesting.md "Fidelity").
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -9,19 +9,29 @@ import type { FidelityJob } from "./fidelity-worker.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
 import { parseSeeds } from "./sweep.ts"
 import { type Calibration, calibrationDirOf, calibrationLines, fitCalibration, overlapError } from "./fidelity-calibrate.ts"
+import { coverageLines } from "./fidelity-coverage.ts"
+import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 
-const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
+const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
 const DURATION = /^(\d+)(s|m|h|d)$/
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
-interface Args { file: string; seeds: number[]; calibrate: number[] | null; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+interface Args { file: string; seeds: number[]; calibrate: number[] | null; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+
+/** Response-model draws per headline interval with --calibrate: 10 more backtests per bot-run (about 60 % more backtesting than the 17 it has). */
+const FIDELITY_DRAWS = 10
 
 const parseArgs = (argv: ReadonlyArray<string>): Args => {
-  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
+  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
   const dur = (flag: string, v: string): number => {
     const m = DURATION.exec(v)
     if (m === null) throw new Error(`${flag} ${v}: expected e.g. 1s, 30m, 4h`)
     return Number(m[1]) * UNIT[m[2]!]!
+  }
+  const whole = (flag: string, v: string, lo: number, hi: number): number => {
+    const n = Number(v)
+    if (!Number.isSafeInteger(n) || n < lo || n > hi) throw new Error(`${flag} ${v}: expected an integer in ${lo}..${hi}`)
+    return n
   }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -34,6 +44,14 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else if (a === "--seeds") out.seeds = parseSeeds(value())
     else if (a === "--calibrate") out.calibrate = parseSeeds(value())
     else if (a === "--duration") out.durationSec = dur(a, value())
+    else if (a === "--draws") out.draws = whole(a, value(), 0, 10_000)
+    else if (a === "--interval-level") out.interval = { ...out.interval, level: whole(a, value(), 50, 99) / 100 }
+    else if (a === "--resamples") out.interval = { ...out.interval, resamples: whole(a, value(), 100, 1_000_000) }
+    else if (a === "--block-sec") {
+      const v = whole(a, value(), 60, 86_400)
+      if (v % 60 !== 0) throw new Error(`--block-sec ${v}: expected a whole number of minutes in seconds (the backtest samples once a minute)`)
+      out.interval = { ...out.interval, blockSec: v }
+    }
     else if (a === "--snapshot-interval") {
       const v = value()
       out.snapshotSec = v === "0" ? 0 : dur(a, v)
@@ -43,6 +61,8 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else if (a.startsWith("--")) throw new Error(`unknown option ${a}`)
     else out.file = a
   }
+  if (out.draws !== null && out.calibrate === null) throw new Error("--draws: the draws are of the market-response model; give --calibrate")
+  out.interval = { ...out.interval, draws: out.calibrate === null ? 0 : (out.draws ?? FIDELITY_DRAWS) }
   return out
 }
 
@@ -92,28 +112,34 @@ const perRunLines = (s: FidelitySummary): string[] => {
     `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}`,
     `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
     `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}`,
+    ...coverageLines(s.coverage, s.runs),
     ...(d.runs > 0 ? [`  WARNING reward days paid by one side only (not compared): ${d.realised_only} by the service only, ${d.backtest_only} by the backtest only, in ${d.runs} run(s)`] : [])
   ]
 }
+
+/** "<" or ">" when the realised value fell below or above the range (PnL in USDC, compared to the micro). */
+const mark = (value: number, range: readonly [number, number]): string => (value < range[0] - 5e-7 ? " <" : value > range[1] + 5e-7 ? " >" : "")
 
 const table = (s: FidelitySummary, calibration: Calibration | null): string => {
   const lines: string[] = []
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
   lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
   lines.push("")
-  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "rebates r/b (USDC)", "trading PnL r/b (USDC)", "r at cf marks", "book-move fills", "response fills", "queue decreases", "replay fills/contracts"]
+  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "rebates r/b (USDC)", "trading PnL r/b (USDC)", "r at cf marks", "book-move fills", "response fills", "queue decreases", "replay fills/contracts", "PnL range (USDC)", "fills range"]
   const rows = s.runs.map((r) => {
     const b = h(r)
     const oneSide = r.rewardDaysOneSide.realisedOnly.length + r.rewardDaysOneSide.backtestOnly.length > 0 ? "!" : ""
     return [String(r.seed), r.agent, `${r.realised.fills}/${b.fills}`, `${r.realised.filledContracts}/${b.filledContracts}`, `${usdc(r.realised.rewardsMicro)}/${usdc(b.rewardsMicro)}${oneSide}`,
       `${usdc(r.realised.rebatesMicro)}/${usdc(b.rebatesMicro)}`, `${usdc(r.realised.tradingPnlMicro)}/${usdc(b.tradingPnlMicro)}`, usdc(r.realisedTradingPnlAtCounterfactualMarksMicro),
       String(b.fillsFromBookMoves), String(b.fillsFromResponse ?? 0), String(b.queueDecreasesAtOurLevel),
-      r.replay === null ? "-" : `${r.replay.fills}/${r.replay.filledContracts}`]
+      r.replay === null ? "-" : `${r.replay.fills}/${r.replay.filledContracts}`,
+      r.interval == null ? "-" : `${r.interval.pnl_usdc[0].toFixed(2)}…${r.interval.pnl_usdc[1].toFixed(2)}${mark(r.realised.tradingPnlMicro / 1e6, r.interval.pnl_usdc)}`,
+      r.interval == null ? "-" : `${r.interval.fills[0]}…${r.interval.fills[1]}${mark(r.realised.fills, r.interval.fills)}`]
   })
   const widths = header.map((x, c) => Math.max(x.length, ...rows.map((row) => row[c]!.length)))
   const fmt = (row: string[]): string => row.map((x, c) => x.padStart(widths[c]!)).join("  ")
   lines.push(fmt(header), ...rows.map(fmt))
-  lines.push("(trading PnL: realised at the live market's final marks / the backtest at its own; \"r at cf marks\": realised at the counterfactual's final marks; \"!\": a reward day only one side paid, not compared)", "")
+  lines.push("(trading PnL: realised at the live market's final marks / the backtest at its own; \"r at cf marks\": realised at the counterfactual's final marks; \"!\": a reward day only one side paid, not compared; ranges: the headline backtest's interval, \"<\" / \">\" when the realised figure fell below / above it)", "")
   lines.push("medians of backtest ÷ realised (runs with 0 on both sides left out), and backtest − realised trading PnL (USDC per bot-run; realised at the live market's marks, and at the counterfactual's):")
   const mh = ["queue", "latency", "fills", "contracts", "rewards", "rebates", "PnL diff", "PnL diff cf marks"]
   const pnl = (x: number | null): string => (x === null ? "-" : x.toFixed(2))
@@ -194,7 +220,7 @@ const main = async (): Promise<number> => {
   for (const seed of args.seeds) {
     for (const r of realised.get(seed) ?? []) {
       const tape = tapes.get(`${seed}/${r.agent}`)
-      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape, replayDir: replayDirOf(args.out, seed, r.agent), response: calibration?.model ?? null })
+      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape, replayDir: replayDirOf(args.out, seed, r.agent), response: calibration?.model ?? null, interval: args.interval })
     }
   }
   const runs: BotRun[] = []

@@ -18,7 +18,10 @@ import type { Dataset } from "./backtest/dataset.ts"
 import { loadTape } from "./backtest/load.ts"
 import type { ResponseModel } from "./backtest/response/model.ts"
 import { runBacktest } from "./backtest/runner.ts"
+import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
+import { withInterval } from "./backtest/interval-run.ts"
 import { type PerRunFigures, perRunFigures } from "./fidelity-figures.ts"
+import { type Coverage, coverageOf, type RunInterval, runIntervalOf } from "./fidelity-coverage.ts"
 import { Rng } from "./random.ts"
 import { agentNames, runScenario } from "./run.ts"
 import type { Scenario } from "./scenario.ts"
@@ -125,6 +128,8 @@ export interface BotRun {
   readonly rewardDays: ReadonlyArray<number>
   /** Days only one side paid: left out of the rewards compared, flagged here (the unfinished day is paid by neither and is not listed). */
   readonly rewardDaysOneSide: { readonly realisedOnly: ReadonlyArray<number>; readonly backtestOnly: ReadonlyArray<number> }
+  /** The headline backtest's range for its trading PnL and fills (docs/backtesting.md "Intervals and coverage"); null or absent: none made. */
+  readonly interval?: RunInterval | null
 }
 
 export const userOfAgent = (seed: number, name: string): string =>
@@ -252,19 +257,26 @@ export const botBacktestConfig = (seed: number, realised: Realised, tapeMeta: Ta
 /**
  * Backtests one bot on its counterfactual tape with every book and latency model (and on the live tape without it, when given).
  * A market-response model (fitted on calibration seeds) applies to the counterfactual backtests only: the live tape has the real responders.
+ * The headline backtest gets its interval (`interval`; its response draws only with a model).
  */
-export const backtestBot = async (seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }, replayDir: string | null = null, response: ResponseModel | null = null): Promise<BotRun> => {
+export const backtestBot = async (
+  seed: number, realised: Realised, tape: { dir: string; trades: number; snapshots: number }, replayDir: string | null = null, response: ResponseModel | null = null,
+  interval: IntervalSpec = DEFAULT_INTERVAL
+): Promise<BotRun> => {
   const { dataset: flow, meta } = await loadTape(tape.dir, null, "flow")
   const { dataset: adds } = await loadTape(tape.dir, null, "adds")
   const { dataset: bookOnly } = await loadTape(tape.dir, null, "none")
   // Rewards are summed over the days the service paid; a day the backtest did not pay adds nothing to it, and is flagged below.
   const servicePaid = [...new Set(realised.paidDays)].sort((a, b) => a - b)
-  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel, model: ResponseModel | null): { result: ModelResult; marks: Map<string, number | null>; paidDays: number[] } => {
-    const { report } = runBacktest(data, botBacktestConfig(seed, realised, tapeMeta, queue, lat, model))
+  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel, model: ResponseModel | null, spec: IntervalSpec | null = null): { result: ModelResult; marks: Map<string, number | null>; paidDays: number[]; interval: RunInterval | null } => {
+    const config = botBacktestConfig(seed, realised, tapeMeta, queue, lat, model)
+    const main = runBacktest(data, config)
+    const { report } = spec === null ? main : withInterval(data, config, main, spec)
     const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
     return {
       marks: new Map(ours.map((m) => [m.market_id, m.mark_bps])),
       paidDays: report.rewardDays.map((d) => d.day),
+      interval: report.interval === null ? null : runIntervalOf(report.interval),
       result: {
         queue, latency: lat.name,
         fills: ours.reduce((s, m) => s + m.fills, 0),
@@ -279,11 +291,12 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
     }
   }
   const results: ModelResult[] = []
-  let headline: { marks: Map<string, number | null>; paidDays: number[] } | null = null
+  let headline: { marks: Map<string, number | null>; paidDays: number[]; interval: RunInterval | null } | null = null
   for (const queue of QUEUE_MODELS) {
     for (const lat of LATENCY_MODELS) {
-      const r = run(queue === "flow" ? flow : queue === "adds" ? adds : bookOnly, meta, queue, lat, response)
-      if (queue === HEADLINE.queue && lat.name === HEADLINE.latency) headline = r
+      const isHeadline = queue === HEADLINE.queue && lat.name === HEADLINE.latency
+      const r = run(queue === "flow" ? flow : queue === "adds" ? adds : bookOnly, meta, queue, lat, response, isHeadline ? interval : null)
+      if (isHeadline) headline = r
       results.push(r.result)
     }
   }
@@ -316,7 +329,8 @@ export const backtestBot = async (seed: number, realised: Realised, tape: { dir:
     marks: { live: realised.liveMarksBps, counterfactual: Object.fromEntries(headline!.marks), replay: replayMarks === null ? null : Object.fromEntries(replayMarks) },
     backtests: results, replay, replayRealisedTradingPnlMicro,
     tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays,
-    rewardDaysOneSide: { realisedOnly: servicePaid.filter((d) => !backtestPaid.includes(d)), backtestOnly: backtestPaid.filter((d) => !servicePaid.includes(d)) }
+    rewardDaysOneSide: { realisedOnly: servicePaid.filter((d) => !backtestPaid.includes(d)), backtestOnly: backtestPaid.filter((d) => !servicePaid.includes(d)) },
+    interval: headline!.interval
   }
 }
 
@@ -389,6 +403,8 @@ export interface FidelitySummary extends PerRunFigures {
   /** Bot-runs with a reward day only one side paid (that day is not compared), and how many such days. */
   readonly reward_days_one_side: { readonly runs: number; readonly realised_only: number; readonly backtest_only: number }
   readonly target: { readonly ratio: readonly [number, number]; readonly pnl_diff_usdc: number }
+  /** The share of bot-runs whose realised trading PnL (at the live market's marks) and fills fell inside their headline backtest's interval. */
+  readonly coverage: Coverage
   readonly runs: ReadonlyArray<BotRun>
 }
 
@@ -423,6 +439,7 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
       backtest_only: runs.reduce((s, r) => s + r.rewardDaysOneSide.backtestOnly.length, 0)
     },
     target: { ratio: [0.8, 1.25], pnl_diff_usdc: 10 },
+    coverage: coverageOf(runs.map((r) => ({ realised: r.realised, realisedTradingPnlAtCounterfactualMarksMicro: r.realisedTradingPnlAtCounterfactualMarksMicro, interval: r.interval ?? null }))),
     runs
   }
 }

@@ -12,6 +12,7 @@ import { applyKnobs, parseSet, parseSweep, type SweepAxis } from "./params.ts"
 import { figureName, resolveFigure, SWEEP_FIGURES } from "./sweep.ts"
 import { isQueueUrl } from "../queue/protocol.ts"
 import { readResponseModel } from "./response/model.ts"
+import { DEFAULT_INTERVAL, DEFAULT_RESPONSE_DRAWS, type IntervalSpec } from "./interval.ts"
 
 export const DEFAULT_DATA = "fixtures/backtest/sample-trades.csv"
 export const DEFAULT_OUT = "out/backtest"
@@ -25,6 +26,8 @@ export interface CliOptions {
   readonly ordersMode: OrdersMode
   readonly synthetic: number | null
   readonly config: BacktestConfig
+  /** How the run's interval for trading PnL and fills is made (a single run; sweeps have none). */
+  readonly interval: IntervalSpec
   readonly sweeps: ReadonlyArray<SweepAxis>
   readonly workers: number
   /** The sweep runs on this JetStream work queue (`--queue nats://…`; npm run sim:worker runs it), not on local threads. */
@@ -72,6 +75,12 @@ models
                            runner steps ahead of ours each second, whose same-second quotes ours sees (default 0)
   --response FILE          a market-response model (npm run backtest -- fit-response): takers our quote
                            attracts when it betters the tape's touch, informed by the tape's own future mid
+interval (a range for trading PnL and fills beside the run's own figures)
+  --interval-level PCT     the interval's level, 50..99 (default 90)
+  --block-sec S            bootstrap block length, a whole number of minutes in seconds (default 600)
+  --resamples N            block-bootstrap resamples per draw (default 1000)
+  --draws N                with --response: runs with the model's parameters drawn from their standard
+                           errors and their own arrival stream, each bootstrapped (default ${DEFAULT_RESPONSE_DRAWS}; 0: the run only)
 sweeps
   --sweep NAME=FROM..TO:STEP | NAME=V1,V2,...   repeatable (cartesian product); runs on worker threads
   --workers N              sweep workers (default: min(2, cores))
@@ -86,7 +95,8 @@ output
 const VALUE_FLAGS = new Set([
   "--data", "--snapshots", "--orders", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
   "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--tick-ms", "--levels", "--depth", "--churn",
-  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response", "--bots-ahead"
+  "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response", "--bots-ahead",
+  "--interval-level", "--block-sec", "--resamples", "--draws"
 ])
 const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h", "--book-move-fills"])
 
@@ -197,6 +207,18 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   }
   config = applyKnobs(config, sets)
 
+  let interval: IntervalSpec = { ...DEFAULT_INTERVAL, draws: config.response === null ? 0 : DEFAULT_RESPONSE_DRAWS }
+  num("--interval-level", 50, 99, (v) => (interval = { ...interval, level: v / 100 }))
+  num("--resamples", 100, 1_000_000, (v) => (interval = { ...interval, resamples: v }))
+  num("--block-sec", 60, 86_400, (v) => {
+    if (v % config.sampleSec !== 0) throw new BacktestInputError(`--block-sec: ${v} is not a whole number of ${config.sampleSec}-s samples`)
+    interval = { ...interval, blockSec: v }
+  })
+  num("--draws", 0, 10_000, (v) => {
+    if (config.response === null) throw new BacktestInputError("--draws: the draws are of the market-response model; give --response")
+    interval = { ...interval, draws: v }
+  })
+
   const sweeps = (values.get("--sweep") ?? []).map(parseSweep)
   const names = sweeps.map((s) => s.name)
   const dup = names.find((n, i) => names.indexOf(n) !== i)
@@ -225,6 +247,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
     ordersMode,
     synthetic,
     config,
+    interval,
     sweeps,
     workers,
     workQueue,

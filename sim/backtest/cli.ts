@@ -17,6 +17,7 @@ import { progressBar } from "./progress.ts"
 import { commandOf, inputFiles, type Reproduction, settingsOf } from "./reproduce.ts"
 import { formatSummary } from "./report.ts"
 import { runBacktest, startWarnings } from "./runner.ts"
+import { withInterval } from "./interval-run.ts"
 import { formatSweep, runHref, runSweep, type SweepPages, type SweepRow, sweepTable } from "./sweep.ts"
 import { runSweepOnQueue } from "./queue-sweep.ts"
 import { queueProgress } from "../queue/progress.ts"
@@ -81,9 +82,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const inputs = inputFiles([...(opts.synthetic !== null ? [] : [opts.data!]), ...(opts.snapshots === null ? [] : [opts.snapshots]), ...(opts.responsePath === null ? [] : [opts.responsePath])])
   const bar = progressBar(`backtest ${data.count.toLocaleString("en-US")} events`)
   const runStart = performance.now() // live-only: wall time reported by the CLI
-  const { report } = runBacktest(data, opts.config, { onProgress: (d, t) => bar.update(d, t) })
+  const run = runBacktest(data, opts.config, { onProgress: (d, t) => bar.update(d, t) })
   const runMs = performance.now() - runStart // live-only: wall time reported by the CLI
   bar.done()
+  const drawBar = progressBar(`interval: ${opts.interval.draws} response draws`)
+  const { report } = withInterval(data, opts.config, run, opts.interval, { onDraw: (d, t) => drawBar.update(d, t) })
+  drawBar.done()
+  const intervalMs = performance.now() - runStart - runMs // live-only: wall time reported by the CLI
   const dbPath = join(opts.out, "backtest.duckdb")
   await writeReportDb(dbPath, report, JSON.stringify(opts.config))
   const htmlPath = join(opts.out, "report.html")
@@ -92,11 +97,11 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const wallMs = Math.round(performance.now() - t0) // live-only: wall time reported by the CLI
   const eventsPerSec = Math.round(data.count / Math.max(runMs / 1000, 1e-9))
   human(`${formatSummary(report)}\n\n`)
-  human(`replayed ${data.count.toLocaleString("en-US")} events in ${(runMs / 1000).toFixed(2)} s (${eventsPerSec.toLocaleString("en-US")}/s); load ${(loadedMs / 1000).toFixed(2)} s, wall ${(wallMs / 1000).toFixed(2)} s\n`)
+  human(`replayed ${data.count.toLocaleString("en-US")} events in ${(runMs / 1000).toFixed(2)} s (${eventsPerSec.toLocaleString("en-US")}/s); interval ${(intervalMs / 1000).toFixed(2)} s; load ${(loadedMs / 1000).toFixed(2)} s, wall ${(wallMs / 1000).toFixed(2)} s\n`)
   human(`wrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
   if (opts.json) {
-    const { series: _series, fills: _fills, ...rest } = report
-    process.stdout.write(`${JSON.stringify({ ...rest, reproduce, wall_ms: wallMs, replay_ms: Math.round(runMs), events_per_sec: eventsPerSec, out: { duckdb: dbPath, html: opts.html ? htmlPath : null } })}\n`)
+    const { series: _series, fills: _fills, outcome_path: _path, ...rest } = report
+    process.stdout.write(`${JSON.stringify({ ...rest, reproduce, wall_ms: wallMs, replay_ms: Math.round(runMs), interval_ms: Math.round(intervalMs), events_per_sec: eventsPerSec, out: { duckdb: dbPath, html: opts.html ? htmlPath : null } })}\n`)
   }
   return 0
 }

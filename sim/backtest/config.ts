@@ -95,6 +95,8 @@ export interface BacktestConfig {
    * ticked on whole seconds sees nothing of its own second.
    */
   readonly botsAheadInPass: number
+  /** The response takers' arrival stream: 0 or absent the run's own; k > 0 an interval draw's (sim/backtest/interval-run.ts). */
+  readonly responseDraw?: number
 }
 
 export const DEFAULT_CONFIG: BacktestConfig = {

@@ -8,6 +8,7 @@ import { chartData } from "./report-html/data.ts"
 import { type BacktestReport, statsLines } from "./report.ts"
 import type { Reproduction } from "./reproduce.ts"
 import { EDGE_TABLE_HEADER, edgeTableRows, responseLines } from "./response/format.ts"
+import { intervalLines } from "./interval.ts"
 
 const CLIENT = new URL("./report-html/report.client.js", import.meta.url)
 const CHART_STYLE = `
@@ -49,6 +50,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest", repro
     ["PnL", `${usdc(s.pnl_micro)} USDC: realised ${usdc(s.realised_pnl_micro)}, unrealised ${usdc(s.unrealised_pnl_micro)}`],
     ["income", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)} USDC`],
     ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves, ${s.fills_from_response} by response takers); ${s.filled_contracts.toLocaleString("en-US")} of ${s.quoted_contracts.toLocaleString("en-US")} quoted contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
+    ...(r.interval === null ? [] : intervalLines(r.interval).map(([k, v]): [string, string] => [k.trim(), v])),
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected; volume ${usdc(s.volume_micro)} USDC`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
     ["time paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (summed over markets)`],

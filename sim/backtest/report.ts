@@ -7,6 +7,7 @@ import type { BacktestStats } from "./stats.ts"
 import { dayLabel } from "../../src/service/rewards-book.ts"
 import type { ResponseModel } from "./response/model.ts"
 import { edgeTableText, responseLines } from "./response/format.ts"
+import { intervalLines, type OutcomeInterval } from "./interval.ts"
 
 export interface MarketReport {
   readonly market_id: string
@@ -119,6 +120,18 @@ export interface Series {
   readonly askBps: number[][]
 }
 
+/**
+ * The quoted markets' trading PnL (PnL at the mark, rebates out, rewards never in) and fills,
+ * cumulative at each sample and at the run's end: what the interval bootstraps (interval.ts).
+ */
+export interface OutcomePath {
+  /** The strategy's start (unix s): nothing happens in the quoted markets before it. */
+  readonly fromSec: number
+  readonly tSec: number[]
+  readonly tradingPnlMicro: number[]
+  readonly fills: number[]
+}
+
 export interface BacktestReport {
   /** What the run assumed because the data did not say it (fees, rewards, competitor depth), and notes on the models: shown first. */
   readonly assumptions: ReadonlyArray<string>
@@ -132,6 +145,10 @@ export interface BacktestReport {
   readonly response_model: ResponseModel | null
   /** Return, Sharpe/Sortino, drawdown duration, turnover, inventory, two-sided time, markouts, rewards share (sim/backtest/stats.ts). */
   readonly stats: BacktestStats
+  /** Behind the interval, like the series: not in the JSON output. */
+  readonly outcome_path: OutcomePath
+  /** The range for trading PnL and fills (interval-run.ts `runWithInterval`); null when the run was made without one (sweeps). */
+  readonly interval: OutcomeInterval | null
 }
 
 const num = (x: number | null, digits = 2): string => (x === null ? "n/a" : x.toFixed(digits))
@@ -160,6 +177,7 @@ export const formatSummary = (r: BacktestReport): string => {
     ["  of which", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)}`],
     ["fills", `${s.fills.toLocaleString("en-US")}, ${s.filled_contracts.toLocaleString("en-US")} contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
     ["  of which", `${s.fills_from_trades.toLocaleString("en-US")} by trades, ${s.fills_from_book_moves.toLocaleString("en-US")} by book moves (background orders crossing ours), ${s.fills_from_response.toLocaleString("en-US")} by response takers (${s.response_filled_contracts.toLocaleString("en-US")} contracts)`],
+    ...(r.interval === null ? [] : intervalLines(r.interval)),
     ["LP rewards", `${usdc(s.lp_rewards_micro)} USDC paid for ended days; the unfinished day would pay ${usdc(s.lp_rewards_unpaid_estimate_micro)} (not paid, as in the service)`],
     ["queue", `${s.queue_decreases_at_our_level} background decreases at our levels, ${s.queue_decreases_ahead} from ahead of us${s.queue_position_mattered ? "" : ": queue position never mattered in this run"}`],
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected`],

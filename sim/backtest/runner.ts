@@ -22,7 +22,7 @@ import { BacktestInputError, type Dataset, KIND_ADD, KIND_CANCEL, KIND_NEW, KIND
 import { MAX_OWNER_WALLETS, OrderLevelBook } from "./order-level.ts"
 import { ownersAhead, passTimes } from "./pass.ts"
 import { queueModel } from "./queue.ts"
-import type { BacktestReport, FillRow, MarketReport, Series } from "./report.ts"
+import type { BacktestReport, FillRow, MarketReport, OutcomePath, Series } from "./report.ts"
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
 import { Rng } from "../random.ts"
 import { computeStats } from "./stats.ts"
@@ -136,7 +136,9 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
   const l3 = new OrderLevelBook(v, bg)
   // The takers our quotes attract (docs/backtesting.md "The market-response model"); none without a model.
-  const response = config.response === null ? null : new ResponseFlow(config.response, d, markets, v, new Rng(config.seed, "response"))
+  // An interval's response draw k has its own arrival stream (sim/backtest/interval-run.ts).
+  const responseStream = (config.responseDraw ?? 0) > 0 ? `response/draw${config.responseDraw}` : "response"
+  const response = config.response === null ? null : new ResponseFlow(config.response, d, markets, v, new Rng(config.seed, responseStream))
   const entryRng = new Rng(config.seed, "latency/entry")
   const feedRng = new Rng(config.seed, "latency/feed")
   const ticked = new Set<MarketState>()
@@ -170,6 +172,25 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const series: Series = {
     tSec: [], equityMicro: [], cashMicro: [], pnlMicro: [],
     mid2: markets.map(() => []), netYes: markets.map(() => []), bidBps: markets.map(() => []), askBps: markets.map(() => [])
+  }
+  const outcome: OutcomePath = { fromSec: Math.floor(botStartMs / 1000), tSec: [], tradingPnlMicro: [], fills: [] }
+  /** The quoted markets' trading PnL and fills so far, at tSec (the last point of a second is kept). */
+  const recordOutcome = (tSec: number): void => {
+    let pnl = 0
+    let n = 0
+    for (const ms of markets) {
+      if (!ms.quoting) continue
+      pnl += ms.pnlMicro - ms.rebatesMicro
+      n += ms.fills
+    }
+    if (outcome.tSec.at(-1) === tSec) {
+      outcome.tradingPnlMicro[outcome.tSec.length - 1] = pnl
+      outcome.fills[outcome.tSec.length - 1] = n
+      return
+    }
+    outcome.tSec.push(tSec)
+    outcome.tradingPnlMicro.push(pnl)
+    outcome.fills.push(n)
   }
 
   const equity = (): number => lpAcct.availableMicro + lpAcct.lockedMicro + markTotal
@@ -301,6 +322,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
       series.bidBps[ms.idx]!.push(bid)
       series.askBps[ms.idx]!.push(ask)
     }
+    recordOutcome(Math.floor(tMs / 1000))
   }
 
   /** Pays the days that have ended, as the service does once journal time has left them (every maker is credited). */
@@ -413,6 +435,8 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   // Credit before the last sample, so the plotted equity ends at the headline figure (every income in it).
   closeDay(endMs)
   if (series.tSec.at(-1) !== Math.floor(endMs / 1000)) sample(endMs)
+  // The path ends on the run's own figures, whatever came after the last sample at its second.
+  recordOutcome(Math.floor(endMs / 1000))
   opts.onProgress?.(n, n)
 
   const responded = { ...byResponse, takers: response?.counts.takers ?? 0, informed: response?.counts.informed ?? 0 }
@@ -421,14 +445,14 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     capitalMicro: config.capitalMicro, volumeMicro: report.summary.volume_micro, marketIds: d.markets, series, fills, midPaths, endMs,
     botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days
   })
-  return { report: { ...report, stats }, engine: v.engine }
+  return { report: { ...report, stats, outcome_path: outcome, interval: null }, engine: v.engine }
 }
 
 const buildReport = (
   d: Dataset, config: BacktestConfig, v: Venue, bg: Background, l3: OrderLevelBook, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
   series: Series, fills: FillRow[], causes: { fromTrades: number; response: { fills: number; contracts: number; takers: number; informed: number } }, endMs: number, finalEquity: number, markTotal: number,
   maxDrawdown: number, peakAtMaxDrawdown: number
-): Omit<BacktestReport, "stats"> => {
+): Omit<BacktestReport, "stats" | "outcome_path" | "interval"> => {
   const endSec = Math.floor(endMs / 1000)
   const lp = v.lpAccount
   const cash = lp.availableMicro + lp.lockedMicro

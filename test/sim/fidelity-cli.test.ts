@@ -15,6 +15,7 @@ interface SideJson { fills: number; filledContracts: number; rewardsMicro: numbe
 interface RunJson {
   realised: SideJson; realisedTradingPnlAtCounterfactualMarksMicro: number; backtests: Array<SideJson & { queue: string; latency: string }>
   rewardDays: number[]; rewardDaysOneSide: { realisedOnly: number[]; backtestOnly: number[] }
+  interval: { pnl_usdc: [number, number]; fills: [number, number]; level: number; draws: number; resamples: number; block_sec: number }
 }
 
 /** The median as the output carries it: 0/0 (NaN) left out, x/0 kept as +∞, which JSON writes as null. */
@@ -108,6 +109,34 @@ describe("npm run fidelity -- --json", () => {
       expect(txt).toContain(`left out of the headline medians as 0/0 (no ratio): fills ${x.fills}, contracts ${x.filled_contracts}, rewards ${x.rewards}, rebates ${x.rebates} of 3 runs`)
       expect(txt).toContain(`PnL error at the counterfactual's marks (USDC): q10 `)
       expect(txt).toContain(`PnL diff ${s.median_pnl_diff_usdc.toFixed(2)} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks.toFixed(2)} at the counterfactual's)`)
+
+      // The interval (docs/backtesting.md "Intervals and coverage"): each run's headline backtest has one, around its own
+      // figures, and the coverage counts the realised figures (PnL at the live market's marks) inside, below and above.
+      const where = (v: number, [lo, hi]: [number, number]): "inside" | "below" | "above" => (v < lo ? "below" : v > hi ? "above" : "inside")
+      const counted = (xs: Array<"inside" | "below" | "above">) => {
+        const n = (k: string): number => xs.filter((x) => x === k).length
+        return { share: n("inside") / xs.length, inside: n("inside"), below: n("below"), above: n("above"), runs: xs.length }
+      }
+      pairs.forEach((p, i) => {
+        const iv = runs[i]!.interval
+        expect(Object.keys(iv).sort()).toEqual(["block_sec", "draws", "fills", "level", "pnl_usdc", "resamples"])
+        expect([iv.level, iv.draws, iv.resamples, iv.block_sec]).toEqual([0.9, 0, 1000, 600])
+        expect(where(p.b.tradingPnlMicro / 1e6, iv.pnl_usdc)).toBe("inside")
+        expect(where(p.b.fills, iv.fills)).toBe("inside")
+      })
+      const micro = ([lo, hi]: [number, number]): [number, number] => [Math.round(lo * 1e6), Math.round(hi * 1e6)]
+      expect(s.coverage).toEqual({
+        level: 0.9,
+        trading_pnl: counted(pairs.map((p, i) => where(p.r.tradingPnlMicro, micro(runs[i]!.interval.pnl_usdc)))),
+        fills: counted(pairs.map((p, i) => where(p.r.fills, runs[i]!.interval.fills))),
+        trading_pnl_at_counterfactual_marks: counted(pairs.map((p, i) => where(p.cf, micro(runs[i]!.interval.pnl_usdc)))),
+        runs_without_interval: 0
+      })
+      const cov = s.coverage
+      expect(txt).toContain(`interval coverage (90% intervals: block bootstrap of 10-min blocks, 1000 resamples, no response-model draws): realised trading PnL inside ${cov.trading_pnl.inside}/3`)
+      expect(txt).toContain(`fills inside ${cov.fills.inside}/3`)
+      expect(txt).toMatch(/PnL range \(USDC\) +fills range/)
+      expect(txt).toContain(`${runs[0]!.interval.pnl_usdc[0].toFixed(2)}…${runs[0]!.interval.pnl_usdc[1].toFixed(2)}`)
     } finally {
       rmSync(out, { recursive: true, force: true })
     }
