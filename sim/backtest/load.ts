@@ -282,6 +282,8 @@ export const loadTape = async (dir: string, snapshotsOverride: string | null = n
     throw new BacktestInputError(`${metaPath}: ${err instanceof Error ? err.message : String(err)}`)
   }
   if (meta.format !== TAPE_FORMAT) throw new BacktestInputError(`${metaPath}: format is ${String(meta.format)}, expected ${TAPE_FORMAT}`)
+  const bots: unknown = meta.lp_bots
+  if (bots !== undefined && (!Array.isArray(bots) || bots.some((b) => typeof b !== "string"))) throw new BacktestInputError(`${metaPath}: lp_bots must be a list of owner names`)
   const trades = firstIn(dir, ["trades.parquet", "trades.csv", "trades.csv.gz"])
   if (trades === null) throw new BacktestInputError(`${dir}: no trades.parquet or trades.csv`)
   const book = snapshotsOverride ?? firstIn(dir, ["book.parquet", "book.csv", "book.csv.gz"])

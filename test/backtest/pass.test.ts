@@ -35,13 +35,13 @@ const orders: TapeOrderEvent[] = [
 const dir = mkdtempSync(join(tmpdir(), "pass-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const load = async (lpBots: string[] | undefined) => {
+const load = async (lpBots: unknown) => {
   await writeTape(dir, {
     trades: [], levels: [], orders,
     meta: {
       format: TAPE_FORMAT, version: 2, source: "pass test", from_sec: S - 10, to_sec: S + 2, snapshot_interval_sec: null, markets: [M],
       fees: { maker_rebate_bps: 0, default_taker_fee_bps: 0, taker_fee_bps: { [M]: 0 } }, rewards: null,
-      excluded_users: ["ours"], trades: 0, snapshots: 0, orders: orders.length, ...(lpBots === undefined ? {} : { lp_bots: lpBots })
+      excluded_users: ["ours"], trades: 0, snapshots: 0, orders: orders.length, ...(lpBots === undefined ? {} : { lp_bots: lpBots as string[] }) // a hostile tape.json may hold anything here
     }
   }, "csv")
   return loadTape(dir, null, "flow")
@@ -71,5 +71,10 @@ describe("the bot runner's pass", () => {
     expect(passTimes(dataset, ownersAhead(dataset, config))).toBe(dataset.tMs)
     const named = await load(["b1", "b2"])
     expect(passTimes(named.dataset, ownersAhead(named.dataset, withTapeMeta(DEFAULT_CONFIG, named.meta)))).toBe(named.dataset.tMs)
+  })
+
+  it("refuses a tape.json whose lp_bots is not a list of owner names, naming the file", async () => {
+    await expect(load("b1")).rejects.toThrow(/tape\.json: lp_bots must be a list of owner names/)
+    await expect(load([1, 2])).rejects.toThrow(/lp_bots must be a list of owner names/)
   })
 })
