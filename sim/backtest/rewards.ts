@@ -1,13 +1,12 @@
-// LP rewards earned in the backtest, by the service's own book (src/service/rewards-book.ts):
-// the same sampling of every market's resting orders (background makers and us) once a minute,
-// the same split of the daily budget across markets by scored minutes, the same per-wallet
-// cap on the whole daily budget, and the same rule that a day is paid only once it has ended.
-// The backtest engine plays the exchange, so the book reads it exactly as the service reads its own.
-import type { Engine } from "../../src/engine/engine.ts"
+// LP rewards earned in the backtest, by the service's own records on the backtest's exchange:
+// `set_rewards_config`, a `rewards_sample` once a minute (every market's resting orders,
+// background makers and us) and a `pay_rewards` for each day that has ended, applied to the
+// exchange's rewards book (src/service/rewards-book.ts) as the LP worker's are. This ledger only
+// adds what the report shows: each paid day from our side, and our pre-cap entitlement per market.
 import { SHARE_SCALE } from "../../src/lp/rewards.ts"
 import type { RewardsParams } from "../../src/service/commands.ts"
-import { DAY_SEC, RewardsBook } from "../../src/service/rewards-book.ts"
-import { LP, type MarketState } from "./venue.ts"
+import { DAY_SEC, type RewardsBook } from "../../src/service/rewards-book.ts"
+import { LP, type MarketState, type Venue } from "./venue.ts"
 
 export const DAY_MS = DAY_SEC * 1000
 
@@ -23,28 +22,36 @@ export interface RewardDay {
 }
 
 export class RewardsLedger {
-  readonly book = new RewardsBook()
   readonly days: RewardDay[] = []
   /** Our pre-cap entitlement per market, summed over paid days. */
   readonly rawByMarket: number[]
   totalMicro = 0
 
+  /** The service's journaled configuration takes effect at `startSec` (the service's start: accrual counts from there). */
   constructor(
     config: RewardsParams,
     startSec: number,
-    private readonly markets: ReadonlyArray<MarketState>
+    private readonly markets: ReadonlyArray<MarketState>,
+    private readonly v: Venue
   ) {
     this.rawByMarket = new Array<number>(markets.length).fill(0)
-    this.book.setConfig(config, startSec)
+    v.at(startSec * 1000)
+    v.rewardsRecord({ type: "set_rewards_config", config })
   }
 
-  /** One minute's sample of every market's resting book, as the service's `rewards_sample` record takes it. */
-  sample(tsSec: number, engine: Engine): void {
-    this.book.sample(tsSec, engine)
+  /** The exchange's rewards book. */
+  get book(): RewardsBook {
+    return this.v.exchange.rewards
   }
 
-  /** Pays every sampled day that has ended by `tsSec`, as the service's `pay_rewards`; `credit` books each payout in the engine. Returns ours. */
-  payClosed(tsSec: number, credit: (maker: string, amountMicro: number, ref: string) => boolean): number {
+  /** One minute's sample of every market's resting book: the service's `rewards_sample` record, at the venue's time. */
+  sample(): void {
+    this.v.rewardsRecord({ type: "rewards_sample" })
+  }
+
+  /** Pays every sampled day that has ended by the venue's time, each by the service's `pay_rewards` record. Returns ours. */
+  payClosed(): number {
+    const tsSec = Math.floor(this.v.nowMs / 1000)
     let ours = 0
     for (const day of this.book.closedUnpaidDays(tsSec)) {
       const params = this.book.allocationParams(day)
@@ -63,8 +70,8 @@ export class RewardsLedger {
       }
       const minutes = state.minutes
       const poolMicro = params.dailyBudgetMicro
-      const paid = this.book.pay(day, tsSec, credit)
-      if (paid === null) continue
+      const paid = this.v.rewardsRecord({ type: "pay_rewards", day }).paid
+      if (paid === undefined) continue
       const mine = paid.payouts.find((p) => p.maker === LP)
       const lpMicro = mine?.amountMicro ?? 0
       this.days.push({

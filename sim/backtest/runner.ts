@@ -13,11 +13,13 @@
 // exchange applies after the order-entry latency. Both paths keep FIFO order.
 import type { Engine } from "../../src/engine/engine.ts"
 import type { EngineEvent, FillEvent } from "../../src/engine/types.ts"
+import type { Exchange, Listener } from "../../src/service/exchange.ts"
 import { quotesToOrders } from "../../src/lp/quotes.ts"
-import { type Decision, makeStrategy, type Quote, type StrategyInput } from "../../src/lp/strategy.ts"
+import { specToJson } from "../../src/lp/strategy-spec.ts"
+import { type Decision, makeStrategy, type StrategyInput, type StrategyState } from "../../src/lp/strategy.ts"
 import { Background } from "./background.ts"
 import { startWarning } from "./bunching.ts"
-import { type BacktestConfig, type LatencySpec, marketParams } from "./config.ts"
+import { type BacktestConfig, type LatencySpec, marketParams, specOf } from "./config.ts"
 import { BacktestInputError, type Dataset, KIND_ADD, KIND_CANCEL, KIND_NEW, KIND_SNAPSHOT, KIND_TRADE, ORDER_TYPES, TAKER_BUY } from "./dataset.ts"
 import { MAX_OWNER_WALLETS, OrderLevelBook } from "./order-level.ts"
 import { ownersAhead, passTimes } from "./pass.ts"
@@ -27,13 +29,15 @@ import { DAY_MS, RewardsLedger } from "./rewards.ts"
 import { Rng } from "../random.ts"
 import { computeStats } from "./stats.ts"
 import { ResponseFlow } from "./response/flow.ts"
-import { CAUSE_RESPONSE, CAUSE_TRADE, type FillCause, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
+import { CAUSE_RESPONSE, CAUSE_TRADE, type FillCause, LP, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
 
 export interface RunOptions {
   /** Called every 65,536 events and at the end: for a progress bar. */
   readonly onProgress?: (done: number, total: number) => void
   /** Every engine result, for tests that recount from the engine's own events. */
   readonly tap?: (events: ReadonlyArray<EngineEvent>) => void
+  /** Every journal record applied to the backtest's exchange (after its markets, `createMarkets`): the run as a journal. */
+  readonly onRecord?: Listener
   /** Step the strategy on every feed delivery instead of only when it could act (tests: same result). */
   readonly everyStep?: boolean
   /** Every strategy step taken, with what it was shown and what it answered: for comparing a backtest with a live bot's journaled steps. */
@@ -44,13 +48,16 @@ export interface RunResult {
   readonly report: BacktestReport
   /** The engine after the run (tests check it against the report). */
   readonly engine: Engine
+  /** The service's exchange the run went through (its bot, rewards book and engine). */
+  readonly exchange: Exchange
 }
 
 interface Batch {
   readonly atMs: number
   readonly ms: MarketState
-  /** null: cancel only (stop). A pause sends its inventory-reducing quotes like a re-quote. */
-  readonly quotes: ReadonlyArray<Quote> | null
+  /** The acting decision, journaled as the bot runner journals it when the batch arrives. */
+  readonly decision: Exclude<Decision, { readonly kind: "hold" }>
+  readonly state: StrategyState
 }
 
 /** Each market's median trade size (1 when it has no trades): synthetic depth is a multiple of it. */
@@ -105,7 +112,10 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   }
   // An order-level tape gives each owner its own wallet (rewards score and cap per maker), up to a bound.
   const wallets = d.orders > 0 ? Math.min(MAX_OWNER_WALLETS, Math.max(config.bgMakers, d.owners.length)) : config.bgMakers
-  const v = new Venue(d.markets, config.capitalMicro, config, wallets, config.bookMoveFills, onFill, opts.tap)
+  const v = new Venue(d.markets, config.capitalMicro, config, wallets, config.bookMoveFills, onFill, {
+    ...(opts.tap === undefined ? {} : { tap: opts.tap }),
+    ...(opts.onRecord === undefined ? {} : { onRecord: opts.onRecord })
+  })
   const medians = medianSizes(d)
   const tickOf = ticks(d)
   const snapshotMarkets = new Set<number>()
@@ -133,6 +143,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     if (ms.quoting) ms.timerMs = firstStepMs
     return ms
   })
+  v.startBot(markets.filter((ms) => ms.quoting).map((ms) => ms.id), specToJson(specOf(config)))
   const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
   const l3 = new OrderLevelBook(v, bg)
   // The takers our quotes attract (docs/backtesting.md "The market-response model"); none without a model.
@@ -144,7 +155,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const ticked = new Set<MarketState>()
   // The service samples rewards once a minute from its start, not from the first trade: a tape's clock starts at its from_sec.
   const startMs = dataStartMs(d, config)
-  const rewards = new RewardsLedger(config.rewards, Math.floor(startMs / 1000), markets)
+  const rewards = new RewardsLedger(config.rewards, Math.floor(startMs / 1000), markets, v)
   const lpAcct = v.lpAccount
 
   // Feed: per data event, when the strategy sees it and what it sees.
@@ -212,9 +223,9 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     minTimerMs = Number.POSITIVE_INFINITY
     for (const ms of markets) if (ms.timerMs < minTimerMs) minTimerMs = ms.timerMs
   }
-  const send = (ms: MarketState, nowMs: number, quotes: ReadonlyArray<Quote> | null): void => {
+  const send = (ms: MarketState, nowMs: number, decision: Batch["decision"], state: StrategyState): void => {
     lastEntryAt = Math.max(lastEntryAt, nowMs + latency(config.entryLatency, entryRng))
-    batches.push({ atMs: lastEntryAt, ms, quotes })
+    batches.push({ atMs: lastEntryAt, ms, decision, state })
   }
   const closePause = (ms: MarketState, nowMs: number): void => {
     if (ms.pausedSinceMs >= 0) {
@@ -258,7 +269,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     if (decision.kind === "quote") {
       closePause(ms, nowMs)
       ms.requotes++
-      send(ms, nowMs, decision.quotes)
+      send(ms, nowMs, decision, r.state)
     } else if (decision.kind === "pause") {
       // Only entering a pause starts the paused clock; every pause decision is a (one-sided) re-quote.
       if (ms.pausedSinceMs < 0) {
@@ -266,12 +277,12 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
         ms.pauses++
       }
       ms.requotes++
-      send(ms, nowMs, decision.quotes)
+      send(ms, nowMs, decision, r.state)
     } else if (decision.kind === "stop") {
       closePause(ms, nowMs)
       ms.stopReason = decision.reason
       ms.stoppedAtMs = nowMs
-      send(ms, nowMs, null)
+      send(ms, nowMs, decision, r.state)
     }
     const timer = ms.stopReason === null && r.state.lastQuoteSec !== null ? (r.state.lastQuoteSec + ms.params.rebalanceIntervalSec) * 1000 : Number.POSITIVE_INFINITY
     if (timer !== ms.timerMs) {
@@ -280,13 +291,18 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     }
   }
 
-  /** A batch reaches the exchange: our quotes in that market are cancelled, the new ones placed post-only. */
+  /**
+   * A batch reaches the exchange as the bot runner's step does: `lp_bot_step` (our orders in that
+   * market cancelled, the state kept; a stop ends there), then the new quotes as session orders, post-only.
+   */
   const arrive = (b: Batch): void => {
     v.at(b.atMs)
     const ms = b.ms
-    v.cancelAllLp(ms)
-    if (b.quotes === null) return
-    for (const spec of quotesToOrders(b.quotes, { yes: ms.yes, no: ms.no })) {
+    const d = b.decision
+    v.botStep(ms, d.kind, b.state, d.kind === "stop" ? d.reason : null)
+    if (d.kind === "stop") return
+    // Holdings after the cancel: shares the old quotes had locked are free to sell again.
+    for (const spec of quotesToOrders(d.quotes, { yes: ms.yes, no: ms.no })) {
       ms.ordersPlaced++
       if (v.placeLp(ms, spec) !== null) ms.quotedContracts += spec.size
     }
@@ -303,7 +319,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
 
   const sample = (tMs: number): void => {
     v.at(tMs)
-    rewards.sample(Math.floor(tMs / 1000), v.engine)
+    rewards.sample()
     const e = equity()
     series.tSec.push(Math.floor(tMs / 1000))
     series.equityMicro.push(e)
@@ -328,7 +344,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   /** Pays the days that have ended, as the service does once journal time has left them (every maker is credited). */
   const closeDay = (tMs: number): void => {
     v.at(tMs)
-    if (rewards.payClosed(Math.floor(tMs / 1000), (maker, amountMicro, ref) => v.credit(maker, amountMicro, ref)) > 0) trackDrawdown()
+    if (rewards.payClosed() > 0) trackDrawdown()
   }
 
   /** Fires every internal event due at or before tMs, earliest first. */
@@ -445,7 +461,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     capitalMicro: config.capitalMicro, volumeMicro: report.summary.volume_micro, marketIds: d.markets, series, fills, midPaths, endMs,
     botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days
   })
-  return { report: { ...report, stats, outcome_path: outcome, interval: null }, engine: v.engine }
+  return { report: { ...report, stats, outcome_path: outcome, interval: null }, engine: v.engine, exchange: v.exchange }
 }
 
 const buildReport = (
@@ -456,11 +472,15 @@ const buildReport = (
   const endSec = Math.floor(endMs / 1000)
   const lp = v.lpAccount
   const cash = lp.availableMicro + lp.lockedMicro
+  const bot = v.exchange.lpBook.bots.get(LP)
   let unrealised = 0
   const marketReports: MarketReport[] = markets.map((ms) => {
     const pos = lp.positions.get(ms.id)
     const cost = pos === undefined ? 0 : pos.costYesMicro + pos.costNoMicro
     if (pos !== undefined && (pos.yes !== ms.yes || pos.no !== ms.no)) throw new Error(`backtest defect: ${ms.id} position ${pos.yes}/${pos.no} vs fills ${ms.yes}/${ms.no}`)
+    // The service's own accounting of our bot (the LP book, fed by the exchange's fills) must agree with the report's.
+    const botCash = bot?.markets.find((m) => m.marketId === ms.id)?.cashMicro ?? 0
+    if (botCash !== ms.cashFlowMicro) throw new Error(`backtest defect: ${ms.id} bot cash ${botCash} in the exchange's LP book vs ${ms.cashFlowMicro} from our fills`)
     unrealised += ms.markMicro - cost
     const pausedMs = ms.pausedMs + (ms.pausedSinceMs >= 0 ? endMs - ms.pausedSinceMs : 0)
     const spans = ms.pausedSinceMs >= 0 ? [...ms.pauseSpansMs, [ms.pausedSinceMs, endMs] as [number, number]] : ms.pauseSpansMs

@@ -1,17 +1,34 @@
-// The real engine (src/engine) with the backtest's cast of accounts: our LP wallet, one
-// taker replaying the historical trades as IOCs, and a few background makers holding the
-// rebuilt book. Fees are the data's schedule and the engine pays them as it does live:
-// maker rebates come only out of the taker fees collected, never out of a pre-funded house. Wraps command stamping (seq, tsSec, nonces), scans every result
-// for our fills and rejections, and tracks our resting orders per market.
-import { Engine } from "../../src/engine/engine.ts"
+// The service's own exchange (src/service/exchange.ts, no journal) with the backtest's cast of
+// accounts: our LP wallet running as a server-managed bot, one taker replaying the historical
+// trades as IOCs, and a few background makers holding the rebuilt book. Every action is a
+// journal record applied as replay applies one, so the service's rules (placement, the bot's
+// session orders and steps, fees, rewards sampling and payouts) are the backtest's by
+// construction. Fees are the data's schedule and the engine pays them as it does live: maker
+// rebates come only out of the taker fees collected, never out of a pre-funded house. Stamps
+// records (seq, tsSec, nonces), scans every result for our fills and rejections, and tracks
+// our resting orders per market.
+import type { Engine } from "../../src/engine/engine.ts"
 import { MAX_PRICE_BPS, MICRO_PER_BPS } from "../../src/engine/money.ts"
 import type { Account, Market, Order } from "../../src/engine/state.ts"
-import type { Command, EngineEvent, FillEvent, OrderType, RejectReason } from "../../src/engine/types.ts"
+import type { EngineEvent, FillEvent, OrderType } from "../../src/engine/types.ts"
 import type { OrderSpec } from "../../src/lp/quotes.ts"
 import type { Strategy, StrategyParams, StrategyState, StopReason } from "../../src/lp/strategy.ts"
+import type { ServiceCommand } from "../../src/service/commands.ts"
+import { type ApplyResult, Exchange, type JournalSink, type Listener } from "../../src/service/exchange.ts"
+import { LastTradeOnly } from "../../src/service/history.ts"
 
 export const LP = "lp"
 export const TAKER = "taker"
+/** Our bot's session: a name, not a key — records are applied directly, so nothing is signed (see `startBot`). */
+export const LP_SESSION = "backtest-session"
+/** The bot's delegation never expires inside a backtest (journal seconds). */
+const NEVER_SEC = Number.MAX_SAFE_INTEGER
+/** Records are applied as replay applies them; anything that tried to journal one would be a defect. */
+const NO_JOURNAL: JournalSink = {
+  append: () => {
+    throw new Error("backtest defect: the backtest applies records, it never journals one")
+  }
+}
 /** Funding for the accounts that replay history: 10^8 USDC each, far beyond a day of flow, and the ten of them stay under 2^53 so the ledger sums exactly. */
 const HOUSE_FUNDS_MICRO = 100_000_000_000_000
 
@@ -91,41 +108,80 @@ export class MarketState {
 
 export type FillSink = (ms: MarketState, ev: FillEvent, cause: FillCause) => void
 
+export interface VenueFees {
+  readonly makerRebateBps: number
+  readonly takerFeeBps: number
+  readonly takerFeeBpsByMarket: Readonly<Record<string, number>>
+}
+
+export interface VenueHooks {
+  /** Every result's engine events (tests recount from them). */
+  readonly tap?: (events: ReadonlyArray<EngineEvent>) => void
+  /** Every journal record the backtest applied, with its result: the run as a journal (after `createMarkets`). */
+  readonly onRecord?: Listener
+}
+
+/**
+ * The data's markets, with their ids and taker fees, in an exchange's engine. No journal command
+ * creates a market by id (create_event derives ids from slugs), so they enter the engine directly,
+ * as a catalogue would put them there; each fee is explicit, so the records that follow replay the
+ * same on any exchange these markets were created in.
+ */
+export const createMarkets = (x: Exchange, marketIds: ReadonlyArray<string>, fees: VenueFees): void => {
+  for (const marketId of marketIds) {
+    const out = x.engineApply({ type: "create_market", marketId, takerFeeBps: fees.takerFeeBpsByMarket[marketId] ?? fees.takerFeeBps }, [])
+    if (out[0]?.type === "rejected") throw new Error(`backtest set-up rejected: create_market ${marketId} ${out[0].reason}`)
+  }
+}
+
 export class Venue {
-  readonly engine = new Engine()
+  /** The service's exchange; its clock is the backtest's (records carry their own time, `at`). */
+  readonly exchange: Exchange
   readonly lpAccount: Account
   readonly bgMakers: ReadonlyArray<string>
-  readonly lpRejects = new Map<RejectReason, number>()
+  /** Our placements refused: by the engine (its reason) or by the service before it (`stale_bot`, `trading_disabled`). */
+  readonly lpRejects = new Map<string, number>()
   /** Historical trades the engine refused (dust at the extremes): counted, not replayed. */
   tradeRejects = 0
   /** Background orders refused, e.g. post-only across one of our quotes (book-move fills off). */
   bgRejects = 0
-  commands = 0
   nowMs = 0
   cause: FillCause = CAUSE_TRADE
-  private seq = 0
   private tsSec = 0
   private rr = 0
+  private readonly tap: ((events: ReadonlyArray<EngineEvent>) => void) | undefined
+  /** Our bot's journal seq of `lp_start`: names it in its steps, as the runner names a live bot. */
+  private botStartedSeq = -1
 
   constructor(
     marketIds: ReadonlyArray<string>,
     capitalMicro: number,
-    fees: { readonly makerRebateBps: number; readonly takerFeeBps: number; readonly takerFeeBpsByMarket: Readonly<Record<string, number>> },
+    fees: VenueFees,
     bgMakers: number,
     /** Background orders may trade with ours (book-move fills); otherwise they are post-only. */
     private readonly bookMoveFills: boolean,
     private readonly onFill: FillSink,
-    private readonly tap: ((events: ReadonlyArray<EngineEvent>) => void) | undefined
+    hooks: VenueHooks = {}
   ) {
+    this.tap = hooks.tap
+    // No trade lists or candles: the report keeps its own fills, and a day of trades held twice costs memory for nothing.
+    this.exchange = new Exchange(() => this.nowMs, NO_JOURNAL, undefined, new LastTradeOnly())
+    if (hooks.onRecord !== undefined) this.exchange.onApply(hooks.onRecord)
+    createMarkets(this.exchange, marketIds, fees)
     this.bgMakers = Array.from({ length: bgMakers }, (_, i) => `bg${i}`)
     this.must({ type: "set_fees", makerRebateBps: fees.makerRebateBps, takerFeeBps: fees.takerFeeBps })
-    for (const marketId of marketIds) {
-      const fee = fees.takerFeeBpsByMarket[marketId]
-      this.must(fee === undefined ? { type: "create_market", marketId } : { type: "create_market", marketId, takerFeeBps: fee })
-    }
     for (const user of [TAKER, ...this.bgMakers]) this.must({ type: "credit", user, amountMicro: HOUSE_FUNDS_MICRO, ref: "backtest-funding" })
     this.must({ type: "credit", user: LP, amountMicro: capitalMicro, ref: "backtest-capital" })
     this.lpAccount = this.engine.accounts.get(LP)!
+  }
+
+  get engine(): Engine {
+    return this.exchange.engine
+  }
+
+  /** Engine commands the exchange applied (each record's, and the cancels inside a bot step). */
+  get commands(): number {
+    return this.engine.lastSeq
   }
 
   at(ms: number): void {
@@ -133,33 +189,40 @@ export class Venue {
     this.tsSec = Math.floor(ms / 1000)
   }
 
-  /** The command's own seq: strictly increasing overall, hence per user, which is all a nonce must be. */
-  private nonce(): number {
-    return this.seq
+  /**
+   * Our LP wallet becomes a server-managed bot on `marketIds`, as `POST /v1/lp/start` makes one:
+   * a session, its delegation and `lp_start`. The session is a name: records are applied
+   * directly, so the signing the live runner does (src/lp/bot-runner.ts) is not repeated here.
+   */
+  startBot(marketIds: ReadonlyArray<string>, strategy: Readonly<Record<string, string | number>>): void {
+    this.must({ type: "lp_session_new", user: LP, sessionPub: LP_SESSION, counter: 1, expiresAtSec: NEVER_SEC })
+    this.must({ type: "lp_delegate", user: LP, sessionPub: LP_SESSION, expiresAtSec: NEVER_SEC, nonce: 1 })
+    this.must({ type: "lp_start", user: LP, sessionPub: LP_SESSION, marketIds, strategy })
+    this.botStartedSeq = this.exchange.lastSeq
   }
 
-  /** The next command sequence number; commands are built as literals at each call site (one shape each, no spread). */
+  /** The next record's seq, which is also a nonce: strictly increasing overall, hence per user, which is all a nonce must be. */
   private nextSeq(): number {
-    this.commands++
-    return ++this.seq
+    return this.exchange.lastSeq + 1
   }
 
   /**
-   * Applies a stamped command and scans its result for our fills and rejections. A rejection
-   * is always the only event; fills come right after `order_accepted`, interleaved only with
-   * self-trade cancels, so the scan stops at the first other event.
+   * Applies one record, stamped now, and scans its result for our fills and rejections. A
+   * rejection is always the only event; fills come right after `order_accepted`, interleaved
+   * only with self-trade cancels, so the scan stops at the first other event.
    */
-  private run(ms: MarketState | null, cmd: Command): EngineEvent[] {
-    const out = this.engine.apply(cmd)
+  private run(ms: MarketState | null, cmd: ServiceCommand): ApplyResult {
+    const result = this.exchange.apply({ seq: this.nextSeq(), tsSec: this.tsSec, cmd })
+    const out = result.events
     if (this.tap !== undefined) this.tap(out)
     const first = out[0]
-    if (first === undefined) return out // e.g. cancel_all with nothing left to cancel
+    if (first === undefined) return result // refused by the service, or e.g. a step with nothing left to cancel
     if (first.type === "rejected") {
       if (first.user === LP) this.lpRejects.set(first.reason, (this.lpRejects.get(first.reason) ?? 0) + 1)
       else if (first.user !== TAKER) this.bgRejects++
-      return out
+      return result
     }
-    if (first.type !== "order_accepted") return out
+    if (first.type !== "order_accepted") return result
     for (let i = 1; i < out.length; i++) {
       const ev = out[i]!
       if (ev.type === "fill") {
@@ -167,12 +230,19 @@ export class Venue {
         if (ev.makerUser === LP && ms !== null) this.onFill(ms, ev, this.cause)
       } else if (ev.type !== "order_cancelled" || ev.reason !== "stp") break
     }
-    return out
+    return result
   }
 
-  private must(cmd: DistributiveOmit<Command, "seq" | "tsSec">): void {
-    const out = this.run(null, { ...cmd, seq: this.nextSeq(), tsSec: this.tsSec } as Command)
-    if (out[0]?.type === "rejected") throw new Error(`backtest set-up rejected: ${cmd.type} ${out[0].reason}`)
+  /** A set-up record that must go through. */
+  private must(cmd: ServiceCommand): void {
+    const result = this.run(null, cmd)
+    const first = result.events[0]
+    if (result.refused !== undefined || first?.type === "rejected") throw new Error(`backtest set-up rejected: ${cmd.type} ${result.refused ?? (first?.type === "rejected" ? first.reason : "")}`)
+  }
+
+  /** A record of the rewards pool (configuration, sample, payout), applied now. */
+  rewardsRecord(cmd: Extract<ServiceCommand, { type: "set_rewards_config" | "rewards_sample" | "pay_rewards" }>): ApplyResult {
+    return this.run(null, cmd)
   }
 
   /**
@@ -194,9 +264,9 @@ export class Venue {
     const prev = this.cause
     this.cause = cause
     const out = this.run(ms, {
-      type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user, marketId: ms.id, side: "buy", outcome: isBid ? "yes" : "no",
-      priceBps: ownPrice, size: size < minSize ? minSize : size, orderType, nonce: this.nonce()
-    })
+      type: "place_order",
+      order: { user, marketId: ms.id, side: "buy", outcome: isBid ? "yes" : "no", priceBps: ownPrice, size: size < minSize ? minSize : size, orderType, nonce: this.nextSeq() }
+    }).events
     this.cause = prev
     const first = out[0]
     return first?.type === "order_accepted" ? (this.engine.orders.get(first.orderId) ?? null) : null
@@ -206,20 +276,28 @@ export class Venue {
   take(ms: MarketState, takerBuys: boolean, priceBps: number, size: number, cause: FillCause = CAUSE_TRADE): void {
     this.cause = cause
     const out = this.run(ms, {
-      type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user: TAKER, marketId: ms.id, side: "buy", outcome: takerBuys ? "yes" : "no",
-      priceBps: takerBuys ? priceBps : MAX_PRICE_BPS - priceBps, size, orderType: "ioc", nonce: this.nonce()
-    })
-    if (out[0]!.type === "rejected" && cause === CAUSE_TRADE) this.tradeRejects++
+      type: "place_order",
+      order: {
+        user: TAKER, marketId: ms.id, side: "buy", outcome: takerBuys ? "yes" : "no", priceBps: takerBuys ? priceBps : MAX_PRICE_BPS - priceBps,
+        size, orderType: "ioc", nonce: this.nextSeq()
+      }
+    }).events
+    if (out[0]?.type === "rejected" && cause === CAUSE_TRADE) this.tradeRejects++
   }
 
-  /** One of our post-only orders; returns the resting engine order, or null when rejected. */
+  /** One of our post-only orders, a session order of our bot as the runner places it; returns the resting engine order, or null when refused. */
   placeLp(ms: MarketState, spec: OrderSpec): Order | null {
-    const out = this.run(ms, {
-      type: "place_order", seq: this.nextSeq(), tsSec: this.tsSec, user: LP, marketId: ms.id, side: spec.side, outcome: spec.outcome,
-      priceBps: spec.priceBps, size: spec.size, orderType: "post_only", nonce: this.nonce()
+    const result = this.run(ms, {
+      type: "place_order",
+      order: { user: LP, marketId: ms.id, side: spec.side, outcome: spec.outcome, priceBps: spec.priceBps, size: spec.size, orderType: "post_only", nonce: this.nextSeq() },
+      viaSession: LP_SESSION
     })
-    const first = out[0]!
-    if (first.type !== "order_accepted") return null
+    if (result.refused !== undefined) {
+      this.lpRejects.set(result.refused, (this.lpRejects.get(result.refused) ?? 0) + 1)
+      return null
+    }
+    const first = result.events[0]
+    if (first?.type !== "order_accepted") return null
     const order = this.engine.orders.get(first.orderId)
     if (order === undefined) return null
     ms.ours.push(order)
@@ -227,17 +305,25 @@ export class Venue {
   }
 
   cancel(ms: MarketState, order: Order): void {
-    this.run(ms, { type: "cancel_order", seq: this.nextSeq(), tsSec: this.tsSec, user: order.account.user, orderId: order.id })
+    this.run(ms, { type: "cancel_order", user: order.account.user, orderId: order.id })
   }
 
-  cancelAllLp(ms: MarketState): void {
-    if (ms.ours.some((o) => o.remaining > 0)) this.run(ms, { type: "cancel_all", seq: this.nextSeq(), tsSec: this.tsSec, user: LP, marketId: ms.id })
+  /**
+   * Our bot's acting decision in one market, journaled as the runner journals it (`lp_bot_step`):
+   * the exchange cancels the bot's orders there and keeps the strategy state; a stop ends the market.
+   */
+  botStep(ms: MarketState, decision: "quote" | "pause" | "stop", state: StrategyState, stopReason: StopReason | null): void {
+    const result = this.run(ms, {
+      type: "lp_bot_step", user: LP, startedSeq: this.botStartedSeq, marketId: ms.id, decision, state,
+      ...(stopReason === null ? {} : { stopReason })
+    })
+    if (result.refused !== undefined) throw new Error(`backtest defect: the exchange refused our bot's ${decision} in ${ms.id}: ${result.refused}`)
     ms.ours = []
   }
 
-  /** Credits a user; false when the engine refused (the rewards book's `Credit`). */
+  /** Credits a user; false when the engine refused. */
   credit(user: string, amountMicro: number, ref: string): boolean {
-    return this.run(null, { type: "credit", seq: this.nextSeq(), tsSec: this.tsSec, user, amountMicro, ref })[0]?.type === "credited"
+    return this.run(null, { type: "credit", user, amountMicro, ref }).events[0]?.type === "credited"
   }
 
   /** Our resting contracts at a YES price on one side. */
@@ -258,9 +344,6 @@ export class Venue {
     return level.size - this.ourAt(ms, isBid, yesPriceBps)
   }
 }
-
-/** Omit over each member of a union, so command literals keep their discriminant. */
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
 /** Notional of a fill from our side, micro. */
 export const ownNotionalMicro = (size: number, ownPriceBps: number): number => size * ownPriceBps * MICRO_PER_BPS

@@ -56,7 +56,6 @@ export class Exchange {
   /** Replaced only when restoring from a snapshot. */
   engine = new Engine()
   readonly catalog = new Catalog()
-  readonly history = new History()
   readonly builders = new Map<string, BuilderRecord>()
   readonly builderUserByKey = new Map<string, string>()
   trading: TradingState = "open"
@@ -92,7 +91,9 @@ export class Exchange {
      * simulated process passes its own; absent, the wall clock stands in for it (a clock that is
      * never stepped: replays, tests with one clock).
      */
-    monoMs: () => number = wallMs
+    monoMs: () => number = wallMs,
+    /** The trade and candle projections; a backtest, which never reads them, passes `NO_HISTORY`. */
+    readonly history: History = new History()
   ) {
     this.clock = new BusinessClock(wallMs, monoMs)
   }

@@ -167,3 +167,19 @@ const page = (list: TradeRecord[] | undefined, limit: number, offset: number): {
   const start = Math.max(0, end - limit)
   return { trades: end <= 0 ? [] : list.slice(start, end).reverse(), total: list.length }
 }
+
+/**
+ * A history that keeps only each market's last trade (the bot's mid when a side is empty,
+ * src/lp/bot-market.ts): for an exchange whose trade lists and candles nobody reads (the backtester's).
+ */
+export class LastTradeOnly extends History {
+  private readonly last = new Map<string, TradeRecord>()
+
+  override record(trade: TradeRecord): void {
+    this.last.set(trade.market_id, trade)
+  }
+
+  override lastTrade(marketId: string): TradeRecord | undefined {
+    return this.last.get(marketId)
+  }
+}

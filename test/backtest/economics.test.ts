@@ -79,10 +79,12 @@ describe("LP rewards", () => {
     submit({ type: "set_rewards_config", config: CONFIG })
 
     // The backtester: its engine, accounts and ledger.
-    const v = new Venue([...ids], FUNDS, { makerRebateBps: 5, takerFeeBps: 0, takerFeeBpsByMarket: {} }, 2, false, () => {}, undefined)
+    const v = new Venue([...ids], FUNDS, { makerRebateBps: 5, takerFeeBps: 0, takerFeeBpsByMarket: {} }, 2, false, () => {})
+    // Our orders are a server-managed bot's session orders, refused unless that bot runs.
+    v.startBot([...ids], { mode: "simple", preset: "balanced", capital_micro_usdc: FUNDS })
     const params = { ...marketParams(DEFAULT_CONFIG, data)[0]! }
     const markets = ids.map((id, i) => new MarketState(i, id, v.engine.markets.get(id)!, 10, true, 1, params, makeStrategy(params)))
-    const ledger = new RewardsLedger(CONFIG, START, markets)
+    const ledger = new RewardsLedger(CONFIG, START, markets, v)
 
     let nonce = 0
     let paidByBacktest = 0
@@ -107,8 +109,8 @@ describe("LP rewards", () => {
       // A sample, then (as the LP worker does) any day that journal time has left is paid.
       submit({ type: "rewards_sample" })
       for (const day of [...x.rewards.days.keys()].filter((d) => d < Math.floor(t / DAY_SEC))) submit({ type: "pay_rewards", day })
-      ledger.sample(t, v.engine)
-      paidByBacktest += ledger.payClosed(t, (maker, amountMicro, ref) => v.credit(maker, amountMicro, ref))
+      ledger.sample()
+      paidByBacktest += ledger.payClosed()
     }
 
     expect(x.rewards.paid).toHaveLength(1)
