@@ -14,7 +14,7 @@
 import type { Engine } from "../../src/engine/engine.ts"
 import type { EngineEvent, FillEvent } from "../../src/engine/types.ts"
 import type { Exchange, Listener } from "../../src/service/exchange.ts"
-import { quotesToOrders } from "../../src/lp/quotes.ts"
+import type { ActingDecision } from "../../src/lp/bot-step.ts"
 import { specToJson } from "../../src/lp/strategy-spec.ts"
 import { type Decision, makeStrategy, type StrategyInput, type StrategyState } from "../../src/lp/strategy.ts"
 import { Background } from "./background.ts"
@@ -56,7 +56,7 @@ interface Batch {
   readonly atMs: number
   readonly ms: MarketState
   /** The acting decision, journaled as the bot runner journals it when the batch arrives. */
-  readonly decision: Exclude<Decision, { readonly kind: "hold" }>
+  readonly decision: ActingDecision
   readonly state: StrategyState
 }
 
@@ -298,15 +298,11 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const arrive = (b: Batch): void => {
     v.at(b.atMs)
     const ms = b.ms
-    const d = b.decision
-    v.botStep(ms, d.kind, b.state, d.kind === "stop" ? d.reason : null)
-    if (d.kind === "stop") return
-    // Holdings after the cancel: shares the old quotes had locked are free to sell again.
-    for (const spec of quotesToOrders(d.quotes, { yes: ms.yes, no: ms.no })) {
+    for (const spec of v.botStep(ms, b.decision, b.state)) {
       ms.ordersPlaced++
       if (v.placeLp(ms, spec) !== null) ms.quotedContracts += spec.size
     }
-    response?.refresh(ms, b.atMs)
+    if (b.decision.kind !== "stop") response?.refresh(ms, b.atMs)
   }
 
   /** Response takers due now take our quotes; the market is re-marked as after any fill. */

@@ -12,6 +12,7 @@ import { MAX_PRICE_BPS, MICRO_PER_BPS } from "../../src/engine/money.ts"
 import type { Account, Market, Order } from "../../src/engine/state.ts"
 import type { EngineEvent, FillEvent, OrderType } from "../../src/engine/types.ts"
 import type { OrderSpec } from "../../src/lp/quotes.ts"
+import { type ActingDecision, botStepCommand, stepOrders } from "../../src/lp/bot-step.ts"
 import type { Strategy, StrategyParams, StrategyState, StopReason } from "../../src/lp/strategy.ts"
 import type { ServiceCommand } from "../../src/service/commands.ts"
 import { type ApplyResult, Exchange, type JournalSink, type Listener } from "../../src/service/exchange.ts"
@@ -309,16 +310,17 @@ export class Venue {
   }
 
   /**
-   * Our bot's acting decision in one market, journaled as the runner journals it (`lp_bot_step`):
+   * Our bot's acting decision in one market, journaled as the bot runner journals it (`lp_bot_step`):
    * the exchange cancels the bot's orders there and keeps the strategy state; a stop ends the market.
+   * Returns the orders the decision then places, sized as the runner sizes them (src/lp/bot-step.ts).
    */
-  botStep(ms: MarketState, decision: "quote" | "pause" | "stop", state: StrategyState, stopReason: StopReason | null): void {
-    const result = this.run(ms, {
-      type: "lp_bot_step", user: LP, startedSeq: this.botStartedSeq, marketId: ms.id, decision, state,
-      ...(stopReason === null ? {} : { stopReason })
-    })
-    if (result.refused !== undefined) throw new Error(`backtest defect: the exchange refused our bot's ${decision} in ${ms.id}: ${result.refused}`)
+  botStep(ms: MarketState, decision: ActingDecision, state: StrategyState): OrderSpec[] {
+    const result = this.run(ms, botStepCommand(LP, this.botStartedSeq, ms.id, decision, state))
+    if (result.refused !== undefined) throw new Error(`backtest defect: the exchange refused our bot's ${decision.kind} in ${ms.id}: ${result.refused}`)
     ms.ours = []
+    const m = this.exchange.lpBook.runningBot(LP)?.markets.find((b) => b.marketId === ms.id)
+    if (m === undefined) throw new Error(`backtest defect: our bot does not run in ${ms.id}`)
+    return stepOrders(this.exchange, LP, m, decision)
   }
 
   /** Credits a user; false when the engine refused. */

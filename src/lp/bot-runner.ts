@@ -21,7 +21,8 @@ import type { RewardsParams } from "../service/commands.ts"
 import type { BotMarket, BotRecord } from "../service/lp-book.ts"
 import { dayOfSec, MINUTE_SEC } from "../service/rewards-book.ts"
 import { botMarketView } from "./bot-market.ts"
-import { type OrderSpec, quotesToOrders } from "./quotes.ts"
+import { botStepCommand, stepOrders } from "./bot-step.ts"
+import type { OrderSpec } from "./quotes.ts"
 import { parseStrategySpec } from "./strategy-spec.ts"
 import { makeStrategy, type Strategy, type StrategyState } from "./strategy.ts"
 import type { ClockWatch } from "../time/clock.ts"
@@ -137,24 +138,13 @@ export class LpBotRunner {
     const { state: next, decision } = strategy.step(state, { tsSec: nowSec, midBps: view.midBps, netYes: view.netYes, pnlMicro: view.pnlMicro })
     this.memory.set(key, next)
     if (decision.kind === "hold") return
-    const { result, durable } = x.submit({
-      type: "lp_bot_step",
-      user: bot.user,
-      startedSeq: bot.startedSeq,
-      marketId: m.marketId,
-      decision: decision.kind,
-      ...(decision.kind === "stop" ? { stopReason: decision.reason } : {}),
-      state: next
-    })
+    const { result, durable } = x.submit(botStepCommand(bot.user, bot.startedSeq, m.marketId, decision, next))
     await durable
     if (result.refused !== undefined) return
     counts.steps++
-    // "pause" carries quotes too (the inventory-reducing side only) and is placed like "quote";
-    // journaling it as "pause" is what keeps the market "paused" in the status read.
-    if (decision.kind === "stop") return
-    // Holdings after the cancel: shares the old quotes had locked are free to sell again.
-    const after = botMarketView(x, bot.user, m)
-    for (const order of quotesToOrders(decision.quotes, { yes: after.freeYes, no: after.freeNo })) {
+    // "pause" carries quotes too and is placed like "quote"; journaling it as "pause" is what keeps
+    // the market "paused" in the status read.
+    for (const order of stepOrders(x, bot.user, m, decision)) {
       if (!this.stillRunning(bot)) return
       if (await this.place(bot, m.marketId, order)) counts.placed++
       else counts.rejected++

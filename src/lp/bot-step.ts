@@ -1,0 +1,36 @@
+// What a server-managed bot's acting decision in one market does, shared by the bot runner
+// (src/lp/bot-runner.ts) and the backtester (sim/backtest/), so both journal the same record and
+// size the same orders: the `lp_bot_step` record (the exchange cancels the bot's orders there and
+// keeps the strategy state), then the decision's quotes as orders, sized by the shares the bot
+// holds free once that cancel has released what its old sells had locked.
+import type { Exchange } from "../service/exchange.ts"
+import type { BotMarket } from "../service/lp-book.ts"
+import type { ServiceCommand } from "../service/commands.ts"
+import { botMarketView } from "./bot-market.ts"
+import { type OrderSpec, quotesToOrders } from "./quotes.ts"
+import type { Decision, StrategyState } from "./strategy.ts"
+
+/** A decision that acts (everything but "hold"). */
+export type ActingDecision = Exclude<Decision, { readonly kind: "hold" }>
+
+/** The journal record of a bot's acting decision in one market. */
+export const botStepCommand = (user: string, startedSeq: number, marketId: string, decision: ActingDecision, state: StrategyState): ServiceCommand => ({
+  type: "lp_bot_step",
+  user,
+  startedSeq,
+  marketId,
+  decision: decision.kind,
+  ...(decision.kind === "stop" ? { stopReason: decision.reason } : {}),
+  state
+})
+
+/**
+ * The orders a "quote" or "pause" places after its step was applied ("pause" carries the
+ * inventory-reducing side only; a "stop" places none): holdings after the cancel, so shares the
+ * old quotes had locked are free to sell again.
+ */
+export const stepOrders = (x: Exchange, user: string, m: BotMarket, decision: ActingDecision): OrderSpec[] => {
+  if (decision.kind === "stop") return []
+  const after = botMarketView(x, user, m)
+  return quotesToOrders(decision.quotes, { yes: after.freeYes, no: after.freeNo })
+}
