@@ -153,9 +153,17 @@ export interface BacktestReport {
 
 const num = (x: number | null, digits = 2): string => (x === null ? "n/a" : x.toFixed(digits))
 
+/** Sharpe and Sortino with their sampling, or why they are not given ("not enough data (…)"). */
+export const ratiosText = (t: BacktestStats): string => {
+  if (t.sharpe_annualised === null && t.sortino_annualised === null) return `${t.ratios_unavailable ?? "n/a"}; ${t.ratios_sampling}`
+  const given = `${num(t.sharpe_annualised)} / ${num(t.sortino_annualised)} from ${t.hourly_returns} ${t.ratios_sampling}`
+  return t.ratios_unavailable === null ? given : `${given} (${t.ratios_unavailable})`
+}
+
 /** The statistics as label/value lines (console and HTML). */
 export const statsLines = (t: BacktestStats): Array<[string, string]> => [
-  ["return", `${num(t.return_pct)}%; Sharpe ${num(t.sharpe_annualised)}, Sortino ${num(t.sortino_annualised)} (annualised, ${t.hourly_returns} hourly returns)`],
+  ["return", `${num(t.return_pct)}%`],
+  ["Sharpe / Sortino", ratiosText(t)],
   ["drawdown duration", `${t.max_drawdown_duration_sec.toLocaleString("en-US")} s from the peak ${t.max_drawdown_recovered ? "until recovered" : "to the end (not recovered)"}`],
   ["turnover", `${num(t.turnover)}× capital`],
   ["markouts", t.markouts.map((m) => `${m.horizon_sec}s ${num(m.mean_bps)} bps`).join(", ") + " (mid move after our fills, our side; negative = adverse)"],
