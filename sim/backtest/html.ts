@@ -15,7 +15,8 @@ const CLIENT = new URL("./report-html/report.client.js", import.meta.url)
 const CHART_STYLE = `
 .chart{margin:10px 0 22px}.chart h3{margin:0 0 2px}.plot{height:280px;border:1px solid #e4e4e4}.small{font-size:12px;margin:0 0 4px}
 .legend{font-size:12px;min-height:18px;margin:2px 0}.legend .when{color:#666;margin-right:12px}.legend .item{margin-right:14px;white-space:nowrap}
-.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}`
+.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
+.rejects td:last-child,.rejects th:last-child{text-align:left}.rejects th{white-space:nowrap}`
 
 /** Civil date of a unix day number: the rewards book's label (no Date object). */
 export const isoDay = dayLabel
