@@ -102,7 +102,7 @@ describe("backtest CLI", () => {
     const alone = await cli(["--timings", "--no-html", "--out", out])
     expect(alone.status).toBe(2)
     expect(alone.stderr).toBe("backtest: --timings adds the wall-clock figures to --json's object; give --json (the console prints them anyway)\n")
-  }, 240_000)
+  }, 300_000)
 
   it("warns loudly on stderr, naming the row, when rows are out of order or repeated", async () => {
     const out = mkdtempSync(join(tmpdir(), "backtest-cli-warn-"))
