@@ -36,6 +36,8 @@ export interface CliOptions {
   readonly heatmap: string
   readonly out: string
   readonly json: boolean
+  /** With --json: add the wall-clock figures (under `timings`); without it the JSON of two identical runs is identical. */
+  readonly timings: boolean
   readonly html: boolean
   readonly help: boolean
 }
@@ -89,7 +91,10 @@ sweeps
   --heatmap FIGURE         the figure the sweep page's heatmap shows (default pnl): ${SWEEP_FIGURES.map((f) => figureName(f.key)).join(", ")}
 output
   --out DIR                DuckDB file and HTML page (default ${DEFAULT_OUT}); a sweep writes sweep.html and runs/<run>/report.html
-  --json                   stdout is one JSON object only (the summary goes to stderr)
+  --json                   stdout is one JSON object only (the summary goes to stderr); identical runs print
+                           identical bytes
+  --timings                with --json: add the wall-clock figures under "timings" (load, replay, interval,
+                           wall ms, events/s)
   --no-html                skip the HTML page`
 
 const VALUE_FLAGS = new Set([
@@ -98,7 +103,7 @@ const VALUE_FLAGS = new Set([
   "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response", "--bots-ahead",
   "--interval-level", "--block-sec", "--resamples", "--draws"
 ])
-const BOOL_FLAGS = new Set(["--json", "--no-html", "--help", "-h", "--book-move-fills"])
+const BOOL_FLAGS = new Set(["--json", "--timings", "--no-html", "--help", "-h", "--book-move-fills"])
 
 const int = (flag: string, text: string, lo: number, hi: number): number => {
   const v = Number(text.replaceAll("_", ""))
@@ -240,6 +245,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   const heatmapText = one("--heatmap") ?? "pnl"
   const heatmap = resolveFigure(heatmapText)
   if (heatmap === null) throw new BacktestInputError(`--heatmap: unknown figure "${heatmapText}"; known: ${SWEEP_FIGURES.map((f) => figureName(f.key)).join(", ")}`)
+  if (bools.has("--timings") && !bools.has("--json")) throw new BacktestInputError("--timings adds the wall-clock figures to --json's object; give --json (the console prints them anyway)")
   return {
     data: synthetic !== null ? null : (dataPath ?? DEFAULT_DATA),
     responsePath: responsePath ?? null,
@@ -254,6 +260,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
     heatmap,
     out: one("--out") ?? DEFAULT_OUT,
     json: bools.has("--json"),
+    timings: bools.has("--timings"),
     html: !bools.has("--no-html"),
     help: bools.has("--help") || bools.has("-h")
   }

@@ -1,7 +1,9 @@
 // `npm run backtest -- [options]` (see USAGE in args.ts and docs/backtesting.md).
 // One run: console summary, DuckDB file and HTML page under --out; with --json stdout is one
-// JSON object and nothing else (the summary goes to stderr). With --sweep: every combination on worker threads and a
-// results table instead; with --queue nats://… the combinations run on the work queue (npm run sim:worker).
+// JSON object and nothing else (the summary goes to stderr), the same bytes for the same run
+// (wall-clock figures only with --timings, under `timings`). With --sweep: every combination on
+// worker threads and a results table instead, after the runs' NOTE lines; with --queue nats://…
+// the combinations run on the work queue (npm run sim:worker).
 // Exit codes: 0 ok, 2 bad input (or a work queue that cannot be reached or whose worker refuses the job), 1 anything else.
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -18,7 +20,7 @@ import { commandOf, inputFiles, type Reproduction, settingsOf } from "./reproduc
 import { formatSummary } from "./report.ts"
 import { runBacktest, startWarnings } from "./runner.ts"
 import { withInterval } from "./interval-run.ts"
-import { formatSweep, runHref, runSweep, type SweepPages, type SweepRow, sweepTable } from "./sweep.ts"
+import { formatSweep, runHref, runSweep, sweepNoteLines, sweepNotes, type SweepPages, type SweepRow, sweepTable } from "./sweep.ts"
 import { runSweepOnQueue } from "./queue-sweep.ts"
 import { queueProgress } from "../queue/progress.ts"
 import { QueueInterrupted, QueueRefused, QueueUnreachable } from "../queue/caller.ts"
@@ -67,13 +69,19 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     await writeSweepDb(dbPath, table)
     const wallMs = Math.round(performance.now() - t0) // live-only: wall time reported by the CLI
     const note = `${combos.length} runs on ${ranOn} in ${(wallMs / 1000).toFixed(1)} s over ${data.source}`
+    // What the runs assumed (fees, rewards, synthetic depth …): once for all, then those of some runs by number.
+    const notes = sweepNotes(rows)
+    const noteLines = sweepNoteLines(notes, rows.length)
     const htmlPath = join(opts.out, "sweep.html")
     if (opts.html) {
       const runs = rows.map((r, i) => ({ values: r.values, row: table[i]!, href: runHref(i, rows.length, r.values) }))
-      writeFileSync(htmlPath, renderSweepIndex({ axes: opts.sweeps, runs, figure: opts.heatmap, note }))
+      writeFileSync(htmlPath, renderSweepIndex({ axes: opts.sweeps, runs, figure: opts.heatmap, note, notes: noteLines.map((l) => l.replace(/^NOTE {2}/, "")) }))
     }
-    human(`${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath} (each run's page in ${join(opts.out, "runs")})` : ""}\n`)
-    if (opts.json) process.stdout.write(`${JSON.stringify({ sweep: table, wall_ms: wallMs, out: dbPath })}\n`)
+    human(`${noteLines.length === 0 ? "" : `${noteLines.join("\n")}\n\n`}${formatSweep(table)}\n\n${note}\nwrote ${dbPath}${opts.html ? ` and ${htmlPath} (each run's page in ${join(opts.out, "runs")})` : ""}\n`)
+    if (opts.json) {
+      const assumed = { assumptions: notes.common, run_assumptions: notes.some }
+      process.stdout.write(`${JSON.stringify({ sweep: table, ...assumed, out: dbPath, ...(opts.timings ? { timings: { wall_ms: wallMs } } : {}) })}\n`)
+    }
     // Two runs of one combination that disagree (a determinism bug): said on stderr, and the sweep fails.
     for (const c of conflicts) process.stderr.write(`backtest: queue: CONFLICT ${c}\n`)
     return conflicts.length === 0 ? 0 : 1
@@ -101,7 +109,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   human(`wrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
   if (opts.json) {
     const { series: _series, fills: _fills, outcome_path: _path, ...rest } = report
-    process.stdout.write(`${JSON.stringify({ ...rest, reproduce, wall_ms: wallMs, replay_ms: Math.round(runMs), interval_ms: Math.round(intervalMs), events_per_sec: eventsPerSec, out: { duckdb: dbPath, html: opts.html ? htmlPath : null } })}\n`)
+    // Wall-clock figures only when asked (--timings), all under one key: two identical runs print identical JSON.
+    const timings = { load_ms: Math.round(loadedMs), replay_ms: Math.round(runMs), interval_ms: Math.round(intervalMs), wall_ms: wallMs, events_per_sec: eventsPerSec }
+    process.stdout.write(`${JSON.stringify({ ...rest, reproduce, out: { duckdb: dbPath, html: opts.html ? htmlPath : null }, ...(opts.timings ? { timings } : {}) })}\n`)
   }
   return 0
 }

@@ -85,6 +85,8 @@ export interface TradeColumns {
 }
 
 export interface LevelColumns {
+  /** The file the rows came from (errors name it with the 1-based data row); "snapshots" when hand-built. */
+  readonly source?: string
   readonly n: number
   readonly tMs: Float64Array
   readonly marketNames: ReadonlyArray<string>
@@ -216,13 +218,19 @@ export const buildDataset = (source: string, trades: TradeColumns, levels: Level
       const market = levelMap[levels.market[r0]!]!
       const bids = rows.filter((r) => levels.isAsk[r] === 0).sort((a, b) => levels.priceBps[b]! - levels.priceBps[a]!)
       const asks = rows.filter((r) => levels.isAsk[r] === 1).sort((a, b) => levels.priceBps[a]! - levels.priceBps[b]!)
+      // Named as the loader names a bad value: the file, then the 1-based data rows involved.
+      const file = levels.source ?? "snapshots"
       const at = `snapshot ${names[market]} at ${levels.tMs[r0]! / 1000}s`
       if (bids.length > 0 && asks.length > 0 && levels.priceBps[bids[0]!]! >= levels.priceBps[asks[0]!]!) {
-        throw new BacktestInputError(`${at} is crossed: best bid ${levels.priceBps[bids[0]!]} ≥ best ask ${levels.priceBps[asks[0]!]}`)
+        const [b, a] = [bids[0]!, asks[0]!]
+        throw new BacktestInputError(`${file}: data rows ${Math.min(a, b) + 1} and ${Math.max(a, b) + 1}: ${at} is crossed: best bid ${levels.priceBps[b]} (data row ${b + 1}) ≥ best ask ${levels.priceBps[a]} (data row ${a + 1})`)
       }
       for (const side of [bids, asks]) {
         for (let k = 1; k < side.length; k++) {
-          if (levels.priceBps[side[k]!] === levels.priceBps[side[k - 1]!]) throw new BacktestInputError(`${at} lists price ${levels.priceBps[side[k]!]} twice on one side`)
+          if (levels.priceBps[side[k]!] === levels.priceBps[side[k - 1]!]) {
+            const [x, y] = [side[k - 1]!, side[k]!].sort((p, q) => p - q)
+            throw new BacktestInputError(`${file}: data rows ${x! + 1} and ${y! + 1}: ${at} lists price ${levels.priceBps[side[k]!]} twice on one side`)
+          }
         }
       }
       snapT.push(levels.tMs[r0]!)

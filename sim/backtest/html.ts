@@ -9,12 +9,14 @@ import { type BacktestReport, statsLines } from "./report.ts"
 import type { Reproduction } from "./reproduce.ts"
 import { EDGE_TABLE_HEADER, edgeTableRows, responseLines } from "./response/format.ts"
 import { intervalLines } from "./interval.ts"
+import { rejectRows, sharePct } from "./rejects.ts"
 
 const CLIENT = new URL("./report-html/report.client.js", import.meta.url)
 const CHART_STYLE = `
 .chart{margin:10px 0 22px}.chart h3{margin:0 0 2px}.plot{height:280px;border:1px solid #e4e4e4}.small{font-size:12px;margin:0 0 4px}
 .legend{font-size:12px;min-height:18px;margin:2px 0}.legend .when{color:#666;margin-right:12px}.legend .item{margin-right:14px;white-space:nowrap}
-.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}`
+.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
+.rejects td:last-child,.rejects th:last-child{text-align:left}.rejects th{white-space:nowrap}`
 
 /** Civil date of a unix day number: the rewards book's label (no Date object). */
 export const isoDay = dayLabel
@@ -22,6 +24,19 @@ export const isoDay = dayLabel
 export const utcLabel = (tSec: number): string => {
   const s = ((tSec % 86_400) + 86_400) % 86_400
   return `${isoDay(Math.floor(tSec / 86_400))} ${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}`
+}
+
+/**
+ * Our rejected orders by reason, on the first screen (after the notes, before the figures): a run
+ * whose capital could not fund its ladder is not the strategy configured. Nothing when none was.
+ */
+const rejectsSection = (r: BacktestReport): string => {
+  const s = r.summary
+  const rows = rejectRows(r.rejects, s.orders_placed)
+  if (rows.length === 0) return ""
+  return `<h2 id="rejections">Rejected orders</h2>
+<p>${s.orders_rejected.toLocaleString("en-US")} of our ${s.orders_placed.toLocaleString("en-US")} orders placed (${sharePct((s.orders_rejected / Math.max(1, s.orders_placed)) * 100)}) were rejected:</p>
+${table(["reason", "orders", "share of placed", "what it means"], rows.map((x) => [x.reason, x.count.toLocaleString("en-US"), sharePct(x.sharePct), x.meaning]), "rejects")}`
 }
 
 /** The market-response model the run applied: its parameters, fit, and the takers it sent. */
@@ -51,7 +66,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest", repro
     ["income", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)} USDC`],
     ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves, ${s.fills_from_response} by response takers); ${s.filled_contracts.toLocaleString("en-US")} of ${s.quoted_contracts.toLocaleString("en-US")} quoted contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
     ...(r.interval === null ? [] : intervalLines(r.interval).map(([k, v]): [string, string] => [k.trim(), v])),
-    ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected} rejected; volume ${usdc(s.volume_micro)} USDC`],
+    ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected${s.orders_rejected === 0 ? "" : ` (${sharePct((s.orders_rejected / Math.max(1, s.orders_placed)) * 100)}; by reason above)`}; volume ${usdc(s.volume_micro)} USDC`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
     ["time paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (summed over markets)`],
     ...statsLines(r.stats)
@@ -71,6 +86,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest", repro
 <style>${STYLE}${CHART_STYLE}</style></head><body>
 <h1>${esc(title)}</h1>
 ${r.assumptions.map((a) => `<p class="note">${esc(a)}</p>`).join("\n")}
+${rejectsSection(r)}
 ${table(["figure", "value"], summary, "kv")}
 ${r.response_model === null ? "" : responseSection(r)}
 <h2>Charts</h2>

@@ -20,7 +20,9 @@ export interface BacktestJob {
 }
 
 /** The value a backtest job hands back: what a local sweep worker posts (sim/backtest/sweep-worker.ts). */
-export type BacktestReply = { readonly id: number; readonly summary: BacktestSummary } | { readonly id: number; readonly error: string }
+export type BacktestReply =
+  | { readonly id: number; readonly summary: BacktestSummary; readonly assumptions?: ReadonlyArray<string> }
+  | { readonly id: number; readonly error: string }
 
 /** A dataset as the sweep's shared input (columns on SharedArrayBuffers are copied: those do not serialize). */
 export const datasetBytes = (d: Dataset): Uint8Array =>
@@ -37,7 +39,7 @@ export const runBacktestJob = (job: BacktestJob, shared: { sha256: string; bytes
   try {
     const { report } = runBacktest(cached.dataset, job.config)
     const html = job.page === null ? null : runPageHtml(job.page, job.config, report)
-    const value: BacktestReply = { id: job.id, summary: report.summary }
+    const value: BacktestReply = { id: job.id, summary: report.summary, assumptions: report.assumptions }
     return { value, files: html === null ? [] : [html], digest: sha256(`${JSON.stringify(report.summary)}\n${html ?? ""}`) }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)

@@ -37,7 +37,7 @@ export const runSweepOnQueue = async (
     const reply = outcome.ok ? (outcome.value as BacktestReply) : { id: i, error: outcome.error }
     // As a local sweep does: a combination that fails fails the sweep, by its number.
     if ("error" in reply) throw new Error(`sweep combination ${i + 1}: ${reply.error}`)
-    return { values: combos[i]!, summary: reply.summary }
+    return { values: combos[i]!, summary: reply.summary, assumptions: reply.assumptions ?? [] }
   })
   return { rows, workers, conflicts }
 }

@@ -8,6 +8,7 @@ import { dayLabel } from "../../src/service/rewards-book.ts"
 import type { ResponseModel } from "./response/model.ts"
 import { edgeTableText, responseLines } from "./response/format.ts"
 import { intervalLines, type OutcomeInterval } from "./interval.ts"
+import { rejectLines, sharePct } from "./rejects.ts"
 
 export interface MarketReport {
   readonly market_id: string
@@ -153,9 +154,17 @@ export interface BacktestReport {
 
 const num = (x: number | null, digits = 2): string => (x === null ? "n/a" : x.toFixed(digits))
 
+/** Sharpe and Sortino with their sampling, or why they are not given ("not enough data (…)"). */
+export const ratiosText = (t: BacktestStats): string => {
+  if (t.sharpe_annualised === null && t.sortino_annualised === null) return `${t.ratios_unavailable ?? "n/a"}; ${t.ratios_sampling}`
+  const given = `${num(t.sharpe_annualised)} / ${num(t.sortino_annualised)} from ${t.hourly_returns} ${t.ratios_sampling}`
+  return t.ratios_unavailable === null ? given : `${given} (${t.ratios_unavailable})`
+}
+
 /** The statistics as label/value lines (console and HTML). */
 export const statsLines = (t: BacktestStats): Array<[string, string]> => [
-  ["return", `${num(t.return_pct)}%; Sharpe ${num(t.sharpe_annualised)}, Sortino ${num(t.sortino_annualised)} (annualised, ${t.hourly_returns} hourly returns)`],
+  ["return", `${num(t.return_pct)}%`],
+  ["Sharpe / Sortino", ratiosText(t)],
   ["drawdown duration", `${t.max_drawdown_duration_sec.toLocaleString("en-US")} s from the peak ${t.max_drawdown_recovered ? "until recovered" : "to the end (not recovered)"}`],
   ["turnover", `${num(t.turnover)}× capital`],
   ["markouts", t.markouts.map((m) => `${m.horizon_sec}s ${num(m.mean_bps)} bps`).join(", ") + " (mid move after our fills, our side; negative = adverse)"],
@@ -180,7 +189,8 @@ export const formatSummary = (r: BacktestReport): string => {
     ...(r.interval === null ? [] : intervalLines(r.interval)),
     ["LP rewards", `${usdc(s.lp_rewards_micro)} USDC paid for ended days; the unfinished day would pay ${usdc(s.lp_rewards_unpaid_estimate_micro)} (not paid, as in the service)`],
     ["queue", `${s.queue_decreases_at_our_level} background decreases at our levels, ${s.queue_decreases_ahead} from ahead of us${s.queue_position_mattered ? "" : ": queue position never mattered in this run"}`],
-    ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected`],
+    ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected${s.orders_rejected === 0 ? "" : ` (${sharePct((s.orders_rejected / Math.max(1, s.orders_placed)) * 100)}), by reason:`}`],
+    ...rejectLines(r.rejects, s.orders_placed),
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
     ["paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (market-seconds)`],
     ...statsLines(r.stats)

@@ -1,5 +1,5 @@
 // The figures a quant reads a market-making run by, from the report's own series and fills:
-// return, annualised Sharpe and Sortino of hourly returns, the worst drawdown and how long it
+// return, annualised Sharpe and Sortino of hourly returns (from 30 of them), the worst drawdown and how long it
 // lasted, turnover, inventory, time quoted two-sided, fill markouts, rewards share per day.
 // Pure functions of their inputs (tests check them against hand-computed cases).
 import type { FillRow, Series } from "./report.ts"
@@ -7,6 +7,14 @@ import type { RewardDay } from "./rewards.ts"
 
 /** Prediction markets trade around the clock: 24 × 365 hourly returns a year. */
 export const HOURS_PER_YEAR = 24 * 365
+/**
+ * Below this many hourly returns Sharpe and Sortino are not given (null, with the reason): the
+ * annualised estimate's standard error is about √(8760 / N), ±17 even at 30, and a one-day run's
+ * 24 returns headlined figures in the hundreds (docs/backtesting.md "Statistics").
+ */
+export const MIN_HOURLY_RETURNS = 30
+/** How the two ratios are sampled, said wherever they appear. */
+export const RATIO_SAMPLING = "hourly simple returns of the sampled equity, annualised by √(24·365); no risk-free rate"
 export const MARKOUT_HORIZONS_SEC = [1, 10, 60] as const
 
 /** One market's mid after each data event that changed it: times in ms, mids in YES bps. */
@@ -34,8 +42,13 @@ export interface MarketStats {
 export interface BacktestStats {
   readonly return_pct: number
   readonly hourly_returns: number
+  /** Null below MIN_HOURLY_RETURNS returns or with a zero deviation; `ratios_unavailable` then says why. */
   readonly sharpe_annualised: number | null
   readonly sortino_annualised: number | null
+  /** Why a ratio is null ("not enough data (24 hourly returns; at least 30 needed)"), or null when both are given. */
+  readonly ratios_unavailable: string | null
+  /** How the ratios are sampled and annualised (RATIO_SAMPLING). */
+  readonly ratios_sampling: string
   /** On the sampled equity: the worst fall from a peak, and from that peak until equity regained it (or the end). */
   readonly sampled_max_drawdown_micro: number
   readonly max_drawdown_duration_sec: number
@@ -67,7 +80,22 @@ export const sharpeSortino = (returns: ReadonlyArray<number>, periodsPerYear: nu
   const sd = Math.sqrt(returns.reduce((s, r) => s + (r - mean) ** 2, 0) / (returns.length - 1))
   const down = Math.sqrt(returns.reduce((s, r) => s + Math.min(r, 0) ** 2, 0) / returns.length)
   const k = Math.sqrt(periodsPerYear)
-  return { sharpe: sd === 0 ? null : round((mean / sd) * k, 4), sortino: down === 0 ? null : round((mean / down) * k, 4) }
+  // A deviation that is only the rounding of equal returns (1e-18 on 0.01s) is zero: no ratio of 10^17.
+  const zero = (x: number): boolean => x <= 1e-12 * Math.abs(mean)
+  return { sharpe: sd === 0 || zero(sd) ? null : round((mean / sd) * k, 4), sortino: down === 0 || zero(down) ? null : round((mean / down) * k, 4) }
+}
+
+/**
+ * The ratios as the report gives them: null below MIN_HOURLY_RETURNS returns ("not enough data"),
+ * or where a deviation is zero, each with the reason.
+ */
+export const reportedRatios = (returns: ReadonlyArray<number>): { sharpe: number | null; sortino: number | null; unavailable: string | null } => {
+  if (returns.length < MIN_HOURLY_RETURNS) {
+    return { sharpe: null, sortino: null, unavailable: `not enough data (${returns.length} hourly returns; at least ${MIN_HOURLY_RETURNS} needed)` }
+  }
+  const { sharpe, sortino } = sharpeSortino(returns, HOURS_PER_YEAR)
+  const why = [...(sharpe === null ? ["Sharpe: the returns do not vary"] : []), ...(sortino === null ? ["Sortino: no hour lost money"] : [])]
+  return { sharpe, sortino, unavailable: why.length === 0 ? null : why.join("; ") }
 }
 
 /** The worst peak-to-trough fall of a series, and the time from that peak until the series is back at it (or the end). */
@@ -145,15 +173,18 @@ export const computeStats = (args: {
 }): BacktestStats => {
   const se = args.series
   const pnl = (se.equityMicro.at(-1) ?? args.capitalMicro) - args.capitalMicro
-  const { sharpe, sortino } = sharpeSortino(hourlyReturns(se.tSec, se.equityMicro, args.capitalMicro), HOURS_PER_YEAR)
+  const returns = hourlyReturns(se.tSec, se.equityMicro, args.capitalMicro)
+  const ratios = reportedRatios(returns)
   const dd = drawdown([se.tSec[0] ?? 0, ...se.tSec], [args.capitalMicro, ...se.equityMicro])
   const live = se.tSec.map((t) => t >= args.botStartSec)
   const liveCount = live.filter(Boolean).length
   return {
     return_pct: round((pnl / args.capitalMicro) * 100, 4),
-    hourly_returns: hourlyReturns(se.tSec, se.equityMicro, args.capitalMicro).length,
-    sharpe_annualised: sharpe,
-    sortino_annualised: sortino,
+    hourly_returns: returns.length,
+    sharpe_annualised: ratios.sharpe,
+    sortino_annualised: ratios.sortino,
+    ratios_unavailable: ratios.unavailable,
+    ratios_sampling: RATIO_SAMPLING,
     sampled_max_drawdown_micro: dd.maxMicro,
     max_drawdown_duration_sec: dd.durationSec,
     max_drawdown_recovered: dd.recovered,

@@ -1,5 +1,5 @@
 // A sweep worker: receives the dataset once (columns on SharedArrayBuffers, so no copy)
-// and then runs one backtest per job message, answering with its summary (and writing the
+// and then runs one backtest per job message, answering with its summary and NOTE lines (and writing the
 // run's report page when the job carries one).
 import { parentPort, workerData } from "node:worker_threads"
 import type { BacktestConfig } from "./config.ts"
@@ -20,7 +20,7 @@ port.on("message", (job: SweepJob) => {
   try {
     const { report } = runBacktest(data, job.config)
     if (job.page !== null) writeRunPage(job.page, job.config, report)
-    port.postMessage({ id: job.id, summary: report.summary })
+    port.postMessage({ id: job.id, summary: report.summary, assumptions: report.assumptions })
   } catch (err) {
     port.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) })
   }

@@ -17,9 +17,35 @@ import { isQueueUrl } from "../queue/protocol.ts"
 export interface SweepRow {
   readonly values: Combination
   readonly summary: BacktestSummary
+  /** The run's NOTE lines (report.assumptions): what it assumed because the data did not say it. */
+  readonly assumptions: ReadonlyArray<string>
 }
 
-type Reply = { readonly id: number; readonly summary: BacktestSummary } | { readonly id: number; readonly error: string }
+type Reply = { readonly id: number; readonly summary: BacktestSummary; readonly assumptions: ReadonlyArray<string> } | { readonly id: number; readonly error: string }
+
+/** A sweep's NOTE lines: those every run has (said once), and those only some runs have, with their 1-based run numbers. */
+export interface SweepNotes {
+  readonly common: ReadonlyArray<string>
+  readonly some: ReadonlyArray<{ readonly note: string; readonly runs: ReadonlyArray<number> }>
+}
+
+export const sweepNotes = (rows: ReadonlyArray<Pick<SweepRow, "assumptions">>): SweepNotes => {
+  const runsOf = new Map<string, number[]>()
+  rows.forEach((r, i) => {
+    for (const a of new Set(r.assumptions)) runsOf.set(a, [...(runsOf.get(a) ?? []), i + 1])
+  })
+  const all = [...runsOf.entries()]
+  return {
+    common: all.filter(([, runs]) => runs.length === rows.length).map(([note]) => note),
+    some: all.filter(([, runs]) => runs.length < rows.length).map(([note, runs]) => ({ note, runs }))
+  }
+}
+
+/** The notes as the console prints them (`NOTE  …`), a note of some runs naming them (up to ten). */
+export const sweepNoteLines = (n: SweepNotes, total: number): string[] => [
+  ...n.common.map((a) => `NOTE  ${a}`),
+  ...n.some.map(({ note, runs }) => `NOTE  in run${runs.length === 1 ? "" : "s"} ${runs.slice(0, 10).join(", ")}${runs.length > 10 ? ", …" : ""} (${runs.length} of ${total}): ${note}`)
+]
 
 /** What each run's report page needs: where the sweep writes, the sweep's own command line, its inputs. */
 export interface SweepPages {
@@ -87,13 +113,13 @@ export const runSweep = async (
   pages?: SweepPages
 ): Promise<SweepRow[]> => {
   const configs = sweepConfigs(base, combos, d)
-  const results = new Array<BacktestSummary | undefined>(configs.length)
+  const results = new Array<Omit<SweepRow, "values"> | undefined>(configs.length)
   const poolSize = Math.max(1, Math.min(workers, configs.length))
   if (poolSize === 1 && configs.length === 1) {
     const { report } = runBacktest(d, configs[0]!)
     const page = pageFor(pages, 0, 1, combos[0]!)
     if (page !== null) writeRunPage(page, configs[0]!, report)
-    results[0] = report.summary
+    results[0] = { summary: report.summary, assumptions: report.assumptions }
     onDone?.(1, 1)
   } else {
     const shared = shareDataset(d)
@@ -121,7 +147,7 @@ export const runSweep = async (
         pool.push(w)
         w.on("message", (reply: Reply) => {
           if ("error" in reply) return stop(new Error(`sweep combination ${reply.id + 1}: ${reply.error}`))
-          results[reply.id] = reply.summary
+          results[reply.id] = { summary: reply.summary, assumptions: reply.assumptions }
           done++
           onDone?.(done, configs.length)
           if (done === configs.length) stop(null)
@@ -132,7 +158,7 @@ export const runSweep = async (
       }
     })
   }
-  return combos.map((values, i) => ({ values, summary: results[i]! }))
+  return combos.map((values, i) => ({ values, ...results[i]! }))
 }
 
 /** Flat rows for the results table and the DuckDB `sweep` table. */

@@ -26,10 +26,24 @@ describe("backtest CLI", () => {
     expect(lines.filter((l) => l.startsWith("NOTE  ")).join("\n")).toMatch(/fee schedule assumed[\s\S]*LP rewards configuration assumed/)
     expect(lines.find((l) => l.startsWith("data"))).toMatch(/^data\s+fixtures\/backtest\/sample-trades\.csv \(20,000 trades/)
     expect(lines.at(-1)).toMatch(/^wrote .*backtest\.duckdb and .*report\.html$/)
-    const json = JSON.parse(r.stdout) as { summary: Record<string, number>; markets: unknown[]; events_per_sec: number }
+    const json = JSON.parse(r.stdout) as { summary: Record<string, number>; markets: unknown[]; rejects: Record<string, number>; stats: Record<string, unknown>; assumptions: string[] }
     expect(json.summary["trades"]).toBe(20_000)
     expect(json.markets).toHaveLength(4)
-    expect(json.events_per_sec).toBeGreaterThan(0)
+    // No wall-clock figure without --timings (the next test).
+    for (const k of ["timings", "wall_ms", "replay_ms", "interval_ms", "events_per_sec"]) expect(json).not.toHaveProperty(k)
+
+    // Our rejected orders by reason, each with its share of the orders placed: the sample's capital cannot fund the whole ladder.
+    const placed = json.summary["orders_placed"]!
+    const rejected = json.summary["orders_rejected"]!
+    const pct = (n: number): string => (n / placed < 0.00005 ? "<0.01%" : `${((n / placed) * 100).toFixed(2)}%`)
+    expect(Object.values(json.rejects).reduce((s, n) => s + n, 0)).toBe(rejected)
+    expect(json.rejects["insufficient_balance"]! / placed).toBeGreaterThan(0.2)
+    expect(lines.find((l) => l.startsWith("orders"))!.replace(/^orders +/, "")).toBe(`${placed.toLocaleString("en-US")} placed, ${rejected.toLocaleString("en-US")} rejected (${pct(rejected)}), by reason:`)
+    for (const [reason, n] of Object.entries(json.rejects)) expect(r.stderr).toContain(`  ${reason} ${n.toLocaleString("en-US")} (${pct(n)} of placed): `)
+    expect(r.stderr).toMatch(/^ {2}rejected +insufficient_balance [\d,]+ \([\d.]+% of placed\): the capital could not fund the ladder/m)
+    // Sharpe and Sortino on one day's 24 hourly returns: not given, and said why, with the sampling.
+    expect(json.stats).toMatchObject({ hourly_returns: 24, sharpe_annualised: null, sortino_annualised: null, ratios_unavailable: "not enough data (24 hourly returns; at least 30 needed)" })
+    expect(lines.find((l) => l.startsWith("Sharpe / Sortino"))).toMatch(/not enough data \(24 hourly returns; at least 30 needed\); hourly simple returns of the sampled equity, annualised by √\(24·365\)/)
 
     const db = await DuckDBInstance.create(join(out, "backtest.duckdb"), { access_mode: "READ_ONLY" })
     const conn = await db.connect()
@@ -49,7 +63,46 @@ describe("backtest CLI", () => {
     expect(html).toContain('<script type="application/json" id="chart-data">')
     expect(html).toContain("TradingView Lightweight Charts™ v5.2.1")
     expect(html).not.toMatch(/<(script|img|link|iframe)[^>]+(src|href)=/i)
+    // The rejections table is on the first screen: after the notes, before the figures.
+    const rejections = html.indexOf('<h2 id="rejections">Rejected orders</h2>')
+    expect(html.slice(0, rejections).split('<p class="note">')).toHaveLength(json.assumptions.length + 1)
+    expect(rejections).toBeLessThan(html.indexOf('<table class="kv">'))
+    expect(html).toContain(`<p>${rejected.toLocaleString("en-US")} of our ${placed.toLocaleString("en-US")} orders placed (${pct(rejected)}) were rejected:</p>`)
+    for (const [reason, n] of Object.entries(json.rejects)) expect(html).toContain(`<tr><td>${reason}</td><td>${n.toLocaleString("en-US")}</td><td>${pct(n)}</td><td>`)
   }, 60_000)
+
+  it("--json prints the same bytes for the same run (single and sweep); --timings adds the wall-clock figures under one key", async () => {
+    const out = mkdtempSync(join(tmpdir(), "backtest-cli-bytes-"))
+    const single = ["--json", "--no-html", "--set", "interval=120", "--out", out]
+    const a = await cli(single)
+    const b = await cli(single)
+    expect([a.status, b.status]).toEqual([0, 0])
+    expect(b.stdout).toBe(a.stdout)
+    const timed = await cli([...single, "--timings"])
+    expect(timed.status).toBe(0)
+    const t = JSON.parse(timed.stdout) as Record<string, unknown> & { timings: Record<string, number> }
+    expect(Object.keys(t.timings).sort()).toEqual(["events_per_sec", "interval_ms", "load_ms", "replay_ms", "wall_ms"])
+    expect(t.timings["events_per_sec"]).toBeGreaterThan(0)
+    expect(t.timings["wall_ms"]).toBeGreaterThanOrEqual(t.timings["replay_ms"]!)
+    // Apart from the timings and the command that asked for them, the object is the untimed one.
+    const { timings: _t, reproduce: _r, ...rest } = t
+    const { reproduce: _r2, ...untimed } = JSON.parse(a.stdout) as Record<string, unknown>
+    expect(rest).toEqual(untimed)
+
+    const sweep = ["--synthetic", "2000", "--sweep", "spread=100,300", "--json", "--no-html", "--out", join(out, "sweep")]
+    const s1 = await cli(sweep)
+    const s2 = await cli(sweep)
+    expect([s1.status, s2.status]).toEqual([0, 0])
+    expect(s2.stdout).toBe(s1.stdout)
+    expect(Object.keys(JSON.parse(s1.stdout) as object)).toEqual(["sweep", "assumptions", "run_assumptions", "out"])
+    const st = await cli([...sweep, "--timings"])
+    expect(st.status).toBe(0)
+    expect(Object.keys((JSON.parse(st.stdout) as { timings: object }).timings)).toEqual(["wall_ms"])
+
+    const alone = await cli(["--timings", "--no-html", "--out", out])
+    expect(alone.status).toBe(2)
+    expect(alone.stderr).toBe("backtest: --timings adds the wall-clock figures to --json's object; give --json (the console prints them anyway)\n")
+  }, 300_000)
 
   it("warns loudly on stderr, naming the row, when rows are out of order or repeated", async () => {
     const out = mkdtempSync(join(tmpdir(), "backtest-cli-warn-"))

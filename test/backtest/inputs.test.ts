@@ -1,7 +1,7 @@
 // Inputs and the command line: CSV and Parquet load to the same data and result, bad
 // files, flags, params files and sweeps fail with messages that name the problem, and a
 // sweep on worker threads answers exactly what in-process runs answer.
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DuckDBInstance } from "@duckdb/node-api"
@@ -9,7 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { DEFAULT_DATA, parseArgs } from "../../sim/backtest/args.ts"
 import { DEFAULT_CONFIG } from "../../sim/backtest/config.ts"
 import type { Dataset } from "../../sim/backtest/dataset.ts"
-import { loadDataset } from "../../sim/backtest/load.ts"
+import { loadDataset, loadTape } from "../../sim/backtest/load.ts"
+import { TAPE_FORMAT, type TapeMeta, writeTape } from "../../src/store/tape.ts"
 import { applyKnobs, combinations, parseSweep } from "../../sim/backtest/params.ts"
 import { runBacktest } from "../../sim/backtest/runner.ts"
 import { runSweep, sweepConfigs } from "../../sim/backtest/sweep.ts"
@@ -113,6 +114,78 @@ describe("bad inputs give clear errors", () => {
     const trades = file("t.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,10,buy\n")
     const crossed = file("b.csv", "ts_sec,market_id,side,price_bps,size\n1,a,bid,5100,10\n1,a,ask,5000,10\n")
     await expect(loadDataset(trades, crossed)).rejects.toThrow(/snapshot a at 1s is crossed/)
+  })
+
+  it("a crossed snapshot, or a price listed twice, is named with its file and data rows", async () => {
+    const trades = file("tx.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,a,5000,10,buy\n")
+    const crossed = file("bx.csv", "ts_sec,market_id,side,price_bps,size\n1,a,bid,4900,10\n1,a,ask,5000,10\n2,a,ask,5000,10\n2,a,bid,4800,10\n2,a,bid,5100,10\n")
+    await expect(loadDataset(trades, crossed)).rejects.toThrow(
+      /bx\.csv: data rows 3 and 5: snapshot a at 2s is crossed: best bid 5100 \(data row 5\) ≥ best ask 5000 \(data row 3\)$/
+    )
+    const twice = file("b2.csv", "ts_sec,market_id,side,price_bps,size\n1,a,bid,4900,10\n1,a,ask,5000,10\n1,a,bid,4900,3\n")
+    await expect(loadDataset(trades, twice)).rejects.toThrow(/b2\.csv: data rows 1 and 3: snapshot a at 1s lists price 4900 twice on one side$/)
+  })
+
+  it("a time that is not an integer written as digits is refused, showing the value as written (CSV and Parquet)", async () => {
+    const head = "ts_ms,market_id,price_bps,size,taker_side\n"
+    // 1.74087e+12 is a whole number of ms, but the notation has dropped digits: refused, not rounded.
+    await expect(loadDataset(file("exp.csv", `${head}1740870000000,a,5000,10,buy\n1.74087e+12,a,5000,10,buy\n`))).rejects.toThrow(
+      /exp\.csv: data row 2: ts_ms "1\.74087e\+12" is in exponent notation; write the integer's every digit/
+    )
+    await expect(loadDataset(file("frac.csv", `${head}1740870000000.5,a,5000,10,buy\n`))).rejects.toThrow(/frac\.csv: data row 1: ts_ms "1740870000000\.5" has a fraction; write whole milliseconds/)
+    await expect(loadDataset(file("iso.csv", "ts_sec,market_id,price_bps,size,taker_side\n1736899200,a,5000,10,buy\n2025-01-15T00:00:01Z,a,5000,10,buy\n"))).rejects.toThrow(
+      /iso\.csv: data row 2: ts_sec "2025-01-15T00:00:01Z" is a date; write unix seconds as an integer/
+    )
+    await expect(loadDataset(file("neg.csv", `${head}-5,a,5000,10,buy\n`))).rejects.toThrow(/neg\.csv: data row 1: ts_ms "-5" is not a non-negative integer \(unix milliseconds\)/)
+    await expect(loadDataset(file("empty.csv", `${head}1000,a,5000,10,buy\n,a,5000,10,buy\n`))).rejects.toThrow(/empty\.csv: data row 2: ts_ms is empty/)
+    const ok = file("ok-ms.csv", `${head}1740870000000,a,5000,10,buy\n`)
+    await expect(loadDataset(ok, file("bsec.csv", "ts_sec,market_id,side,price_bps,size\n1740870000.5,a,bid,4900,10\n"))).rejects.toThrow(
+      /bsec\.csv: data row 1: ts_sec "1740870000\.5" has a fraction; write whole seconds \(ts_ms for finer times\)/
+    )
+    await expect(loadDataset(ok, null, file("oexp.csv", "ts_ms,market_id,order_id,event,side,price_bps,size,order_type,owner\n1.74087e12,a,1,add,bid,4900,10,gtc,m1\n"))).rejects.toThrow(
+      /oexp\.csv: data row 1: ts_ms "1\.74087e12" is in exponent notation/
+    )
+    // Parquet: a float column holding a fraction, a timestamp column; integral values in a float column load as before.
+    const db = await DuckDBInstance.create(":memory:")
+    const conn = await db.connect()
+    const pq = (name: string, select: string): Promise<string> => conn.run(`COPY (${select}) TO '${join(dir, name)}' (FORMAT parquet)`).then(() => join(dir, name))
+    const cols = "'a' AS market_id, 5000 AS price_bps, 10 AS size, 'buy' AS taker_side"
+    const fracPq = await pq("frac.parquet", `SELECT 1740870000000.0::DOUBLE AS ts_ms, ${cols} UNION ALL SELECT 1740870000000.25::DOUBLE, ${cols}`)
+    const tsPq = await pq("ts.parquet", `SELECT TIMESTAMP '2025-01-15 00:00:00' AS ts_sec, ${cols}`)
+    const dblPq = await pq("dbl.parquet", `SELECT 1740870000000.0::DOUBLE AS ts_ms, ${cols}`)
+    const textPq = await pq("text.parquet", `SELECT '1.74087e+12' AS ts_ms, ${cols}`)
+    conn.closeSync()
+    db.closeSync()
+    await expect(loadDataset(fracPq)).rejects.toThrow(/frac\.parquet: data row 2: ts_ms "1740870000000\.25" has a fraction/)
+    await expect(loadDataset(tsPq)).rejects.toThrow(/ts\.parquet: ts_sec is a TIMESTAMP column; write unix seconds as integers/)
+    await expect(loadDataset(textPq)).rejects.toThrow(/text\.parquet: data row 1: ts_ms "1\.74087e\+12" is in exponent notation/)
+    expect([...(await loadDataset(dblPq)).tMs]).toEqual([1740870000000])
+  })
+
+  it("snapshots or order rows for a market without trades are refused, naming the file, row and id, unless the tape lists the market", async () => {
+    const trades = file("tm.csv", "ts_sec,market_id,price_bps,size,taker_side\n1,btc-150k,5000,10,buy\n1,fed-cut,4000,10,sell\n")
+    const typo = file("bm.csv", "ts_sec,market_id,side,price_bps,size\n1,btc-150k,bid,4900,10\n1,BTC-150K,bid,4900,10\n1,BTC-150K,ask,5100,10\n")
+    await expect(loadDataset(trades, typo)).rejects.toThrow(
+      /bm\.csv: data row 2: market_id "BTC-150K" has no trades in .*tm\.csv, whose markets are "btc-150k", "fed-cut": it would replay as a market of its own/
+    )
+    const orders = file("om.csv", "ts_ms,market_id,order_id,event,side,price_bps,size,order_type,owner\n1000,btc-150k,1,add,bid,4900,10,gtc,m1\n1000,eth,2,add,bid,4900,10,gtc,m1\n")
+    await expect(loadDataset(trades, null, orders)).rejects.toThrow(/om\.csv: data row 2: market_id "eth" has no trades in .*tm\.csv/)
+    // A tape lists every market its exchange had (src/store/tape.ts): one with a book and no trades is genuine.
+    const tapeDir = join(dir, "tape-quiet-market")
+    const meta: TapeMeta = {
+      format: TAPE_FORMAT, version: 2, source: "inputs test", from_sec: 0, to_sec: 10, snapshot_interval_sec: 0, markets: ["busy", "quiet"],
+      fees: { maker_rebate_bps: 0, default_taker_fee_bps: 0, taker_fee_bps: { busy: 0, quiet: 0 } }, rewards: null, excluded_users: [], trades: 1, snapshots: 1, orders: 0
+    }
+    await writeTape(tapeDir, {
+      trades: [{ tsMs: 2000, marketId: "busy", priceBps: 5000, size: 10, takerSide: "buy", tradeId: 1, makerOrderId: 1, takerOrderId: 2 }],
+      levels: [{ tsMs: 1000, marketId: "quiet", side: "bid", priceBps: 4000, size: 5 }], orders: [], meta
+    }, "csv")
+    expect((await loadTape(tapeDir)).dataset.markets).toEqual(["busy", "quiet"])
+    writeFileSync(join(tapeDir, "tape.json"), JSON.stringify({ ...meta, markets: ["busy"] }))
+    await expect(loadTape(tapeDir)).rejects.toThrow(/book\.csv: data row 1: market_id "quiet" has no trades in .*trades\.csv/)
+    writeFileSync(join(tapeDir, "tape.json"), JSON.stringify({ ...meta, markets: "busy" }))
+    await expect(loadTape(tapeDir)).rejects.toThrow(/tape\.json: markets must be a list of market ids/)
+    expect(readFileSync(join(tapeDir, "book.csv"), "utf8")).toContain("quiet")
   })
 
   it("an order-level file's bad rows are named: event, order type, a missing column, milliseconds in ts_sec", async () => {

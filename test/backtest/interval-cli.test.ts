@@ -15,9 +15,9 @@ describe("backtest CLI interval", () => {
   it("--json carries the interval, with how it was made; the summary on stderr shows it", async () => {
     const out = mkdtempSync(join(tmpdir(), "backtest-interval-"))
     try {
-      const r = await cli(["--json", "--no-html", "--out", out, "--interval-level", "80", "--block-sec", "900", "--resamples", "500"])
+      const r = await cli(["--json", "--timings", "--no-html", "--out", out, "--interval-level", "80", "--block-sec", "900", "--resamples", "500"])
       expect(r.status, r.stderr).toBe(0)
-      const json = JSON.parse(r.stdout) as { summary: Record<string, number>; interval: Record<string, unknown>; outcome_path?: unknown; interval_ms: number }
+      const json = JSON.parse(r.stdout) as { summary: Record<string, number>; interval: Record<string, unknown>; outcome_path?: unknown; timings: { interval_ms: number } }
       const x = json.interval
       expect(Object.keys(x).sort()).toEqual(["block_sec", "blocks", "draws", "fills", "increments", "level", "method", "point", "resamples", "sample_sec", "trading_pnl_micro"])
       expect([x["level"], x["block_sec"], x["resamples"], x["draws"], x["sample_sec"]]).toEqual([0.8, 900, 500, 0, 60])
@@ -31,7 +31,7 @@ describe("backtest CLI interval", () => {
       // The sample is one day from its first trade: 1,440 one-minute increments, 96 blocks of 15 minutes.
       expect([x["increments"], x["blocks"]]).toEqual([1440, 96])
       expect(json.outcome_path).toBeUndefined()
-      expect(json.interval_ms).toBeGreaterThanOrEqual(0)
+      expect(json.timings.interval_ms).toBeGreaterThanOrEqual(0)
       expect(r.stderr).toMatch(/^80% interval +trading PnL [\d,.-]+ … [\d,.-]+ USDC \(run [\d,.-]+\), fills [\d,]+ … [\d,]+ \(run [\d,]+\)$/m)
       expect(r.stderr).toMatch(/^replayed .* interval \d+\.\d\d s; load/m)
     } finally {

@@ -8,7 +8,9 @@ import { type BacktestConfig, DEFAULT_CONFIG } from "../../sim/backtest/config.t
 import { datasetFromRows, type LevelRow } from "../../sim/backtest/dataset.ts"
 import type { FillRow } from "../../sim/backtest/report.ts"
 import { runBacktest } from "../../sim/backtest/runner.ts"
-import { drawdown, hourlyReturns, markouts, sharpeSortino, yesDirection } from "../../sim/backtest/stats.ts"
+import { drawdown, HOURS_PER_YEAR, hourlyReturns, markouts, MIN_HOURLY_RETURNS, reportedRatios, sharpeSortino, yesDirection } from "../../sim/backtest/stats.ts"
+import { formatSummary } from "../../sim/backtest/report.ts"
+import { renderHtml } from "../../sim/backtest/html.ts"
 import { syntheticDataset } from "../../sim/backtest/synthetic.ts"
 
 type F = Pick<FillRow, "tMs" | "market" | "side" | "outcome" | "size">
@@ -62,6 +64,35 @@ describe("returns and drawdown", () => {
     expect(got.sortino).toBeCloseTo((mean / down) * 2, 4)
     expect(sharpeSortino([0.01], 4)).toEqual({ sharpe: null, sortino: null })
     expect(sharpeSortino([0.01, 0.02], 4).sortino).toBeNull() // no losing period
+  })
+
+  it("Sharpe and Sortino are not given below 30 hourly returns: null, with the reason and the sampling in the text and the page", () => {
+    expect(MIN_HOURLY_RETURNS).toBe(30)
+    const r29 = Array.from({ length: 29 }, (_, i) => (i % 3 === 0 ? -0.01 : 0.02))
+    expect(reportedRatios(r29)).toEqual({ sharpe: null, sortino: null, unavailable: "not enough data (29 hourly returns; at least 30 needed)" })
+    const r30 = [...r29, 0.02]
+    const { sharpe, sortino } = sharpeSortino(r30, HOURS_PER_YEAR)
+    expect(reportedRatios(r30)).toEqual({ sharpe, sortino, unavailable: null })
+    expect(sharpe).not.toBeNull()
+    expect(reportedRatios(Array.from({ length: 40 }, () => 0.01))).toEqual({ sharpe: null, sortino: null, unavailable: "Sharpe: the returns do not vary; Sortino: no hour lost money" })
+
+    // A six-hour run: 6 hourly returns. The figures are null, and the console and the page say why and how they are sampled.
+    const short = runBacktest(syntheticDataset({ seed: "stats", trades: 3_000, durationSec: 6 * 3600 }), DEFAULT_CONFIG).report
+    expect(short.stats).toMatchObject({ hourly_returns: 6, sharpe_annualised: null, sortino_annualised: null, ratios_unavailable: "not enough data (6 hourly returns; at least 30 needed)" })
+    const line = "not enough data (6 hourly returns; at least 30 needed); hourly simple returns of the sampled equity, annualised by √(24·365); no risk-free rate"
+    expect(formatSummary(short)).toMatch(new RegExp(`^Sharpe / Sortino +${line.replace(/[()√·]/g, "\\$&")}$`, "m"))
+    expect(formatSummary(short)).not.toMatch(/Sharpe -?\d/)
+    expect(renderHtml(short)).toContain(`<tr><td>Sharpe / Sortino</td><td>${line}</td></tr>`)
+  })
+
+  it("from 30 hourly returns on: the figures, from the run's own returns, stated with their count and sampling", () => {
+    const long = runBacktest(syntheticDataset({ seed: "stats-long", trades: 3_000, durationSec: 2 * 86_400 }), DEFAULT_CONFIG).report
+    const returns = hourlyReturns(long.series.tSec, long.series.equityMicro, long.summary.capital_micro)
+    expect(returns.length).toBeGreaterThanOrEqual(MIN_HOURLY_RETURNS)
+    const { sharpe, sortino } = sharpeSortino(returns, HOURS_PER_YEAR)
+    expect(long.stats).toMatchObject({ hourly_returns: returns.length, sharpe_annualised: sharpe, sortino_annualised: sortino, ratios_unavailable: null })
+    expect(sharpe).not.toBeNull()
+    expect(formatSummary(long)).toContain(`${sharpe!.toFixed(2)} / ${sortino!.toFixed(2)} from ${returns.length} hourly simple returns of the sampled equity, annualised by √(24·365)`)
   })
 
   it("the max drawdown lasts from its peak until equity is back at that peak, or to the end", () => {

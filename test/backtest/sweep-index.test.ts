@@ -10,7 +10,7 @@ import { parseArgs } from "../../sim/backtest/args.ts"
 import { combinations, parseSweep, type SweepAxis } from "../../sim/backtest/params.ts"
 import type { BacktestSummary } from "../../sim/backtest/report.ts"
 import { heatmaps, type IndexRun, renderSweepIndex } from "../../sim/backtest/report-html/sweep-index.ts"
-import { runArgv, runHref, runSweep, type SweepRow, sweepTable } from "../../sim/backtest/sweep.ts"
+import { runArgv, runHref, runSweep, sweepNoteLines, sweepNotes, type SweepRow, sweepTable } from "../../sim/backtest/sweep.ts"
 import { runProcess } from "../support/run-process.ts"
 import { chartDataset } from "./report-fixture.ts"
 
@@ -97,6 +97,16 @@ describe("each run's page", () => {
   })
 })
 
+describe("a sweep's NOTE lines", () => {
+  it("are said once when every run has them, and with the runs' numbers when only some do", () => {
+    const rows = [{ assumptions: ["fees assumed", "rewards assumed", "queue never mattered"] }, { assumptions: ["fees assumed", "rewards assumed"] }, { assumptions: ["rewards assumed", "fees assumed", "queue never mattered"] }]
+    const notes = sweepNotes(rows)
+    expect(notes).toEqual({ common: ["fees assumed", "rewards assumed"], some: [{ note: "queue never mattered", runs: [1, 3] }] })
+    expect(sweepNoteLines(notes, 3)).toEqual(["NOTE  fees assumed", "NOTE  rewards assumed", "NOTE  in runs 1, 3 (2 of 3): queue never mattered"])
+    expect(sweepNoteLines(sweepNotes(Array.from({ length: 12 }, (_, i) => ({ assumptions: i === 11 ? [] : ["x"] }))), 12)).toEqual(["NOTE  in runs 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, … (11 of 12): x"])
+  })
+})
+
 describe("--heatmap", () => {
   it("takes a figure's short, _micro or _usdc name, defaults to pnl, and names the known ones on a typo", () => {
     expect(parseArgs([]).heatmap).toBe("pnl_micro")
@@ -115,7 +125,17 @@ describe("npm run backtest -- --sweep", () => {
     })
     expect(r.status).toBe(0)
     expect(r.stdout).toContain(`wrote ${join(dir, "sweep.duckdb")} and ${join(dir, "sweep.html")} (each run's page in ${join(dir, "runs")})`)
+    // What the runs assumed comes first, once for the sweep (every run assumed the fees and rewards here), then the table.
+    const [head, table] = r.stdout.split("\n\n")
+    const notes = head!.split("\n")
+    expect(notes.every((l) => l.startsWith("NOTE  "))).toBe(true)
+    expect(notes.filter((l) => /^NOTE {2}fee schedule assumed \(the data has none\)/.test(l))).toHaveLength(1)
+    expect(notes.filter((l) => /^NOTE {2}LP rewards configuration assumed \(the data has none\)/.test(l))).toHaveLength(1)
+    expect(notes.filter((l) => /^NOTE {2}competitor depth is synthetic/.test(l))).toHaveLength(1)
+    expect(table!.split("\n")[0]).toMatch(/^spread +pnl_usdc/)
     const html = readFileSync(join(dir, "sweep.html"), "utf8")
+    for (const n of notes) expect(html.split(`<p class="note">${n.slice("NOTE  ".length).replaceAll("'", "&#39;")}</p>`)).toHaveLength(2)
+    expect(html.indexOf('<p class="note">')).toBeLessThan(html.indexOf("<h2>Heatmap: fills</h2>"))
     expect(html).toContain("<h2>Heatmap: fills</h2>")
     for (const href of ["runs/1_spread=100/report.html", "runs/2_spread=300/report.html"]) {
       expect(html).toContain(`href="${href}"`)

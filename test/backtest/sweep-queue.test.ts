@@ -38,8 +38,10 @@ const filesUnder = (dir: string): Record<string, string> =>
     return [path.slice(dir.length + 1), readFileSync(path, "utf8")]
   }).sort(([a], [b]) => a!.localeCompare(b!)))
 
-/** The human output without its wall-time note. */
-const tableOf = (stdout: string): string => stdout.split("\n\n")[0]!
+/** The human output before its wall-time note: the runs' NOTE lines, then the table. */
+const tableOf = (stdout: string): string => stdout.slice(0, stdout.search(/^\d+ runs on /m))
+/** The table alone. */
+const rowsOf = (stdout: string): string[] => tableOf(stdout).trim().split("\n").filter((l) => l !== "" && !l.startsWith("NOTE  "))
 
 describe("backtest sweeps on the work queue", () => {
   it("a small sweep through the queue gives the same table, rows and run pages as on local threads", async () => {
@@ -54,7 +56,8 @@ describe("backtest sweeps on the work queue", () => {
     const queued = await cli([...SWEEP, "--queue", nats.urls, "--out", out])
     expect(queued.status, queued.stderr).toBe(0)
     expect(tableOf(queued.stdout)).toBe(tableOf(local.stdout))
-    expect(tableOf(queued.stdout).split("\n")).toHaveLength(3)
+    expect(rowsOf(queued.stdout)).toHaveLength(3)
+    expect(tableOf(queued.stdout)).toMatch(/^NOTE {2}fee schedule assumed/m)
     expect(queued.stdout).toMatch(/^2 runs on the work queue nats:\/\/\S+ \(1 worker\(s\)\) in [\d.]+ s over synthetic/m)
     expect(filesUnder(join(out, "runs"))).toEqual(localPages)
     expect(queued.stderr).toMatch(/queue: sweep \w+: 2 jobs \(shared input \d+ KiB in 2 parts\)/)
@@ -63,9 +66,12 @@ describe("backtest sweeps on the work queue", () => {
     await Promise.all([100, 300].map((v) => worker!.waitFor(new RegExp(`finished job backtest spread=${v} `))))
     expect(worker.lines.filter((l) => l.includes("finished job backtest spread="))).toHaveLength(2)
 
-    // The same with --json: the rows of the DuckDB table, as local.
+    // The same with --json: the rows of the DuckDB table and the runs' notes, as local.
     const [localJson, queuedJson] = await Promise.all([cli([...SWEEP, "--json", "--no-html", "--out", `${out}-local`]), cli([...SWEEP, "--queue", nats.urls, "--json", "--no-html", "--out", `${out}-queue`])])
-    const rows = (r: ProcessResult): unknown => (JSON.parse(r.stdout) as { sweep: unknown }).sweep
+    const rows = (r: ProcessResult): unknown => {
+      const { out: _out, ...rest } = JSON.parse(r.stdout) as { out: string }
+      return rest
+    }
     expect(rows(queuedJson)).toEqual(rows(localJson))
   }, 300_000)
 

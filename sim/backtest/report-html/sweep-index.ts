@@ -116,6 +116,8 @@ export interface SweepIndex {
   readonly figure: string
   /** One line on how the sweep ran (runs, workers, time, data). */
   readonly note: string
+  /** The runs' NOTE lines (sweep.ts sweepNoteLines, without the prefix): shown first, as a run's page shows its own. */
+  readonly notes?: ReadonlyArray<string>
 }
 
 export const renderSweepIndex = (x: SweepIndex): string => {
@@ -134,7 +136,9 @@ export const renderSweepIndex = (x: SweepIndex): string => {
   )
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>twinbook backtest sweep</title><style>${STYLE}${SWEEP_STYLE}</style></head><body>
-<h1>twinbook backtest sweep</h1><p>${esc(x.note)}</p>
+<h1>twinbook backtest sweep</h1>
+${(x.notes ?? []).map((a) => `<p class="note">${esc(a)}</p>`).join("\n")}
+<p>${esc(x.note)}</p>
 <h2>Heatmap: ${esc(label(x.figure))}</h2>
 <p class="muted">Each cell is one run (click it for its report); green is better, ${better === "high" ? "higher" : "lower"} being better for this figure; the outlined cell is the best run. Another figure: <code>--heatmap NAME</code> (${SWEEP_FIGURES.map((f) => figureName(f.key)).join(", ")}).</p>
 ${maps.map((m) => renderMap(m, x.figure, lo, hi, best)).join("\n")}
