@@ -17,6 +17,7 @@ import type { Address } from "../../src/chain/chain.ts"
 import { usdgAbi } from "../../src/chain/contracts.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
+import { makeLogger } from "../../src/ops/log.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
@@ -38,6 +39,8 @@ let t: AnvilChain
 let dataDir: string
 let service: Service
 const errors: unknown[] = []
+/** The service's log lines (JSON, info and up), as it writes them. */
+const logLines: Array<Record<string, unknown>> = []
 
 const config = (registrationsPerMinute: number) => ({
   adminToken: ADMIN,
@@ -64,6 +67,7 @@ beforeAll(async () => {
     config: config(3),
     onError: (err) => void errors.push(err),
     onFatal: (err) => void errors.push(err),
+    logger: makeLogger({ level: "info", format: "json", nowMs: () => clock.ms, write: (l) => void logLines.push(JSON.parse(l) as Record<string, unknown>) }),
     chain: { chain: t.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
   })
 }, 120_000)
@@ -328,6 +332,12 @@ describe("GET /metrics", () => {
     expect(v(after, 'twinbook_payouts_total{state="confirmed"}') - v(before, 'twinbook_payouts_total{state="confirmed"}')).toBe(1)
     const paid = await t.public.readContract({ address: t.info.token, abi: usdgAbi, functionName: "balanceOf", args: [wallet.address] })
     expect(paid).toBe(1_000_000n)
+    // The payout's log lines name its transaction, the user and the amount (docs/metrics.md "Logs").
+    const w = [...service.exchange.withdrawals.byId.values()].find((x) => x.user === payee.user)!
+    expect(w.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    const payout = { withdrawal: w.id, tx_hash: w.txHash, user: payee.user, amount_micro: 1_000_000 }
+    expect(logLines.filter((l) => l.msg === "payout sent")).toContainEqual(expect.objectContaining({ level: "info", ...payout }))
+    expect(logLines.filter((l) => l.msg === "payout confirmed")).toContainEqual(expect.objectContaining({ level: "info", ...payout }))
   }, 60_000)
 
   it("counts a slow consumer's close: a WebSocket client that never reads its frames", async () => {
