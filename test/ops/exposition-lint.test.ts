@@ -14,7 +14,12 @@ app_requests_total{route="/a",status="200"} 3
 app_requests_total{route="/b \\"quoted\\" \\\\ and\\nline",status="500"} 1
 # HELP app_queue_bytes Bytes queued.
 # TYPE app_queue_bytes gauge
-app_queue_bytes 0
+app_queue_bytes{queue="a"} 0
+app_queue_bytes{queue="b"} Nan
+app_queue_bytes{queue="c"} NaN
+app_queue_bytes{queue="d"} +Inf
+app_queue_bytes{queue="e"} -Inf
+app_queue_bytes{queue="f"} 1.5e-7 1795305600000
 # HELP app_latency_seconds Latency.
 # TYPE app_latency_seconds histogram
 app_latency_seconds_bucket{route="/a",le="0.1"} 1
@@ -56,7 +61,7 @@ const BAD: ReadonlyArray<readonly [string, string, string, "promtool too" | "str
 ]
 
 describe("the exposition checker (promtool check metrics, built in)", () => {
-  it("passes a clean exposition: counters, gauges, a histogram, escaped label values", () => {
+  it("passes a clean exposition: counters, gauges (NaN as prom-client writes it, infinities, a timestamp), a histogram, escaped label values", () => {
     expect(lintExposition(CLEAN)).toEqual([])
     if (HAS_PROMTOOL) expect(promtool(CLEAN)).toEqual({ code: 0, output: "" })
   })

@@ -69,10 +69,12 @@ const parseLabels = (text: string, problem: (p: string) => void): { labels: Map<
   }
 }
 
+/** A sample value as Prometheus's parser reads it (Go's ParseFloat: `NaN`, `Inf` in any case; prom-client writes `Nan`). */
 const parseValue = (raw: string): number | null => {
-  if (raw === "+Inf" || raw === "Inf") return Infinity
-  if (raw === "-Inf") return -Infinity
-  if (raw === "NaN") return NaN
+  const word = raw.toLowerCase()
+  if (word === "+inf" || word === "inf" || word === "+infinity" || word === "infinity") return Infinity
+  if (word === "-inf" || word === "-infinity") return -Infinity
+  if (word === "nan") return NaN
   return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw) ? Number(raw) : null
 }
 
