@@ -26,10 +26,14 @@ export const observeExchange = (exchange: Exchange, metrics: ServiceMetrics, log
         const w = exchange.withdrawals.byId.get(cmd.id)
         return log.info("payout sent", { seq: record.seq, withdrawal: cmd.id, tx_hash: cmd.txHash, user: w?.user, amount_micro: w?.amountMicro })
       }
-      case "withdrawal_confirmed":
-        return log.info("payout confirmed", { seq: record.seq, withdrawal: cmd.id })
-      case "withdrawal_refunded":
-        return log.warn("payout refunded", { seq: record.seq, withdrawal: cmd.id, reason: cmd.reason })
+      case "withdrawal_confirmed": {
+        const w = exchange.withdrawals.byId.get(cmd.id)
+        return log.info("payout confirmed", { seq: record.seq, withdrawal: cmd.id, tx_hash: w?.txHash ?? undefined, user: w?.user, amount_micro: w?.amountMicro })
+      }
+      case "withdrawal_refunded": {
+        const w = exchange.withdrawals.byId.get(cmd.id)
+        return log.warn("payout refunded", { seq: record.seq, withdrawal: cmd.id, tx_hash: w?.txHash ?? undefined, user: w?.user, amount_micro: w?.amountMicro, reason: cmd.reason })
+      }
       case "lp_bot_step":
         if (cmd.decision === "pause") log.info("bot paused", { seq: record.seq, user: cmd.user, market_id: cmd.marketId })
         else if (cmd.decision === "stop") log.info("bot stopped", { seq: record.seq, user: cmd.user, market_id: cmd.marketId, reason: cmd.stopReason })

@@ -8,6 +8,7 @@ import { constants } from "node:fs"
 import { access, statfs } from "node:fs/promises"
 import { join } from "node:path"
 import type { ChainProbe } from "./chain-probe.ts"
+import type { Logger } from "./log.ts"
 import { errnoOf, type StorageHealth } from "./storage-health.ts"
 
 export interface Check {
@@ -127,3 +128,29 @@ export const failedChecks = (r: ReadyReport): string =>
     .filter(([, c]) => !c.ok)
     .map(([name, c]) => `${name}: ${c.detail}`)
     .join("; ")
+
+/**
+ * Logs readiness changing, not each probe: one `not ready` warn line when it turns failing (and
+ * when a different set of checks fails), one `ready again` when it recovers. An orchestrator probes
+ * every few seconds; a line per failing probe would bury the log (the probes' request lines are debug).
+ */
+export const loggedReadiness = (ready: () => Promise<ReadyReport>, log: Logger): (() => Promise<ReadyReport>) => {
+  let failing: { readonly checks: string; readonly detail: string } | null = null
+  let failedProbes = 0
+  return async () => {
+    const report = await ready()
+    if (report.status === "not_ready") {
+      failedProbes++
+      const checks = Object.entries(report.checks).filter(([, c]) => !c.ok).map(([name]) => name).join(",")
+      if (failing?.checks !== checks) {
+        failing = { checks, detail: failedChecks(report) }
+        log.warn("not ready", { failing: checks, detail: failing.detail })
+      }
+    } else if (failing !== null) {
+      log.warn("ready again", { was_failing: failing.checks, failed_probes: failedProbes })
+      failing = null
+      failedProbes = 0
+    }
+    return report
+  }
+}

@@ -42,7 +42,9 @@ export const requestObserver = (o: RequestObserverOptions): RequestObserver => {
         const result = r.status === 200 ? "accepted" : r.status === 202 ? "queued" : "rejected"
         o.metrics.orders.inc({ result, reason: r.errorCode ?? "none" })
       }
-      const level = r.status >= 500 ? "error" : QUIET.has(r.route) ? "debug" : "info"
+      // A probe's 503 (not ready) is debug too: readiness logs its own change once (loggedReadiness);
+      // only a probe's unexpected 500 is an error line.
+      const level = QUIET.has(r.route) && r.status !== 500 ? "debug" : r.status >= 500 ? "error" : "info"
       if (!o.logger.enabled(level)) return
       o.logger[level]("request", {
         ...(deposit ? { service: "deposit" } : {}),

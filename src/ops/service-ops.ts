@@ -17,7 +17,7 @@ import { meteredStorage } from "./metered-storage.ts"
 import { StorageHealth } from "./storage-health.ts"
 import { ServiceMetrics } from "./metrics.ts"
 import { attachOps as attach } from "./port.ts"
-import { readiness } from "./readiness.ts"
+import { loggedReadiness, readiness } from "./readiness.ts"
 import { requestObserver } from "./requests.ts"
 
 export interface OpsOptions {
@@ -109,15 +109,18 @@ export const attachOps = (p: PreparedOps, parts: OpsParts, o: OpsOptions = {}): 
   attach(parts.ctx, {
     metrics: p.metrics,
     metricsPublic: o.metricsPublic ?? false,
-    ready: readiness({
-      journal: parts.journal,
-      ...(parts.dataDir === undefined ? {} : { dataDir: parts.dataDir }),
-      storageHealth: p.storageHealth,
-      ...(probe === undefined ? {} : { chain: probe }),
-      ...(parts.chain === undefined ? {} : { depositService: parts.chain.depositServer }),
-      maxLagBlocks: o.maxLagBlocks ?? 20,
-      timeoutMs
-    })
+    ready: loggedReadiness(
+      readiness({
+        journal: parts.journal,
+        ...(parts.dataDir === undefined ? {} : { dataDir: parts.dataDir }),
+        storageHealth: p.storageHealth,
+        ...(probe === undefined ? {} : { chain: probe }),
+        ...(parts.chain === undefined ? {} : { depositService: parts.chain.depositServer }),
+        maxLagBlocks: o.maxLagBlocks ?? 20,
+        timeoutMs
+      }),
+      p.logger
+    )
   })
   observeExchange(parts.exchange, p.metrics, p.logger)
   const r = parts.recovery

@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Anvil, processAlive, startAnvil } from "../../src/chain/anvil.ts"
 import { saveAnvilState } from "../../src/chain/live.ts"
+import { makeLogger } from "../../src/ops/log.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
 import { Api } from "../../src/api/declaration/api.ts"
 import { conformingFetch } from "../support/conformance.ts"
@@ -23,6 +24,8 @@ let restarted: Anvil | null = null
 let dataDir: string
 let service: Service
 let checked: typeof fetch
+/** The service's log lines (JSON, debug and up). */
+const logLines: Array<Record<string, unknown>> = []
 
 const config = {
   adminToken: "health-admin-token",
@@ -45,6 +48,7 @@ beforeAll(async () => {
     lpTickMs: 0,
     config,
     ops: { maxLagBlocks: MAX_LAG, probeTimeoutMs: 2_000 },
+    logger: makeLogger({ level: "debug", format: "json", nowMs: () => T0_MS, write: (l) => void logLines.push(JSON.parse(l) as Record<string, unknown>) }),
     chain: { chain: t.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
   })
   // Every answer is checked against the API declaration (src/api/declaration/ops.ts).
@@ -95,12 +99,25 @@ describe("GET /v1/ready", () => {
   })
 
   it("turns not-ready when the watcher falls more than READY_MAX_LAG_BLOCKS behind, and ready after a pass", async () => {
+    const from = logLines.length
     await t.test.mine({ blocks: MAX_LAG + 1 })
     const behind = await ready()
     expect(behind.status).toBe(503)
     expect(behind.body.detail).toBe(`chain: watcher ${MAX_LAG + 1} blocks behind head ${await t.public.getBlockNumber()} (max ${MAX_LAG})`)
+    // An orchestrator keeps probing: every probe fails, and the log says so once, at warn.
+    for (let i = 0; i < 4; i++) expect((await ready()).status).toBe(503)
+    const failing = logLines.slice(from)
+    expect(failing.filter((l) => l.msg === "not ready")).toEqual([expect.objectContaining({ level: "warn", failing: "chain", detail: behind.body.detail })])
+    expect(failing.filter((l) => l.level === "error")).toEqual([])
+    const probes = failing.filter((l) => l.msg === "request" && l.route === "/v1/ready")
+    expect(probes).toHaveLength(5)
+    for (const p of probes) expect(p).toMatchObject({ level: "debug", status: 503 })
+
     await service.chainServices!.poll()
-    expect((await ready()).status).toBe(200)
+    for (let i = 0; i < 3; i++) expect((await ready()).status).toBe(200)
+    const lines = logLines.slice(from)
+    expect(lines.filter((l) => l.msg === "not ready")).toHaveLength(1)
+    expect(lines.filter((l) => l.msg === "ready again")).toEqual([expect.objectContaining({ level: "warn", was_failing: "chain", failed_probes: 5 })])
   })
 
   it("turns not-ready when the chain is stopped, naming it, and ready again once it is back on the same port", async () => {

@@ -17,9 +17,11 @@ import type { Address } from "../../src/chain/chain.ts"
 import { usdgAbi } from "../../src/chain/contracts.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
+import { makeLogger } from "../../src/ops/log.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
+import { lintExposition, promtool } from "../support/exposition-lint.ts"
 import { delegatedSession, startBot, stopBot } from "../support/lp.ts"
 
 /** Polls until `done` (the test's own timeout bounds it): waiting for the event, never for a time. */
@@ -37,6 +39,8 @@ let t: AnvilChain
 let dataDir: string
 let service: Service
 const errors: unknown[] = []
+/** The service's log lines (JSON, info and up), as it writes them. */
+const logLines: Array<Record<string, unknown>> = []
 
 const config = (registrationsPerMinute: number) => ({
   adminToken: ADMIN,
@@ -63,6 +67,7 @@ beforeAll(async () => {
     config: config(3),
     onError: (err) => void errors.push(err),
     onFatal: (err) => void errors.push(err),
+    logger: makeLogger({ level: "info", format: "json", nowMs: () => clock.ms, write: (l) => void logLines.push(JSON.parse(l) as Record<string, unknown>) }),
     chain: { chain: t.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
   })
 }, 120_000)
@@ -136,15 +141,18 @@ describe("GET /metrics", () => {
       "twinbook_chain_head_block",
       "twinbook_chain_watcher_lag_blocks",
       "twinbook_chain_halted",
-      "twinbook_deposits",
-      "twinbook_payouts",
+      "twinbook_deposits_in_flight",
+      "twinbook_deposits_total",
+      "twinbook_payouts_in_flight",
+      "twinbook_payouts_total",
       "twinbook_lp_bots",
       "twinbook_rate_limit_hits_total",
       "twinbook_rate_limit_buckets",
       "twinbook_rate_limit_evictions_total",
       "twinbook_deposit_http_request_duration_seconds",
       "process_resident_memory_bytes",
-      "nodejs_eventloop_lag_seconds"
+      "nodejs_eventloop_lag_seconds",
+      "nodejs_active_handles"
     ]) {
       expect(ok.text, family).toContain(`# TYPE ${family} `)
     }
@@ -213,7 +221,8 @@ describe("GET /metrics", () => {
     expect(moved('twinbook_rate_limit_hits_total{bucket="ip_register"}')).toBe(1)
     expect(moved("twinbook_ws_frames_sent_total")).toBeGreaterThanOrEqual(2) // subscribed + book_update
     expect(frames.some((f) => f.includes('"book_update"'))).toBe(true)
-    expect(moved('twinbook_deposits{stage="credited"}')).toBe(1)
+    expect(moved('twinbook_deposits_total{stage="credited"}')).toBe(1)
+    expect(v(after, 'twinbook_deposits_in_flight{stage="confirming"}')).toBe(0)
     // The deposit service's own port is metered too, in its own family (route template, status).
     expect(moved('twinbook_deposit_http_request_duration_seconds_count{method="GET",route="/v1/deposit/native-address/:user_address",status="200"}')).toBe(1)
     expect(moved("twinbook_journal_batch_records_count")).toBeGreaterThan(0)
@@ -225,7 +234,7 @@ describe("GET /metrics", () => {
     expect(v(after, "twinbook_chain_head_block")).toBe(Number(await t.public.getBlockNumber()))
     expect(v(after, "twinbook_chain_watcher_lag_blocks")).toBe(0)
     expect(v(after, "twinbook_chain_halted")).toBe(0)
-    expect(v(after, 'twinbook_payouts{state="pending"}')).toBe(0)
+    expect(v(after, 'twinbook_payouts_in_flight{state="pending"}')).toBe(0)
     expect(v(after, 'twinbook_lp_bots{state="running"}')).toBe(0)
 
     ws.close()
@@ -308,7 +317,7 @@ describe("GET /metrics", () => {
     const requested = await payee.withdraw(1_000_000)
     expect(requested.status, JSON.stringify(requested.body)).toBe(200)
     const pending = (await scrape(url)).samples
-    expect(v(pending, 'twinbook_payouts{state="pending"}') - v(before, 'twinbook_payouts{state="pending"}')).toBe(1)
+    expect(v(pending, 'twinbook_payouts_in_flight{state="pending"}') - v(before, 'twinbook_payouts_in_flight{state="pending"}')).toBe(1)
 
     const confirmed = () => [...service.exchange.withdrawals.byId.values()].filter((w) => w.status === "confirmed").length
     const confirmedBefore = confirmed()
@@ -318,10 +327,17 @@ describe("GET /metrics", () => {
     }
     expect(confirmed()).toBe(confirmedBefore + 1)
     const after = (await scrape(url)).samples
-    expect(v(after, 'twinbook_payouts{state="pending"}')).toBe(v(before, 'twinbook_payouts{state="pending"}'))
-    expect(v(after, 'twinbook_payouts{state="confirmed"}') - v(before, 'twinbook_payouts{state="confirmed"}')).toBe(1)
+    expect(v(after, 'twinbook_payouts_in_flight{state="pending"}')).toBe(v(before, 'twinbook_payouts_in_flight{state="pending"}'))
+    expect(v(after, 'twinbook_payouts_in_flight{state="sent"}')).toBe(0)
+    expect(v(after, 'twinbook_payouts_total{state="confirmed"}') - v(before, 'twinbook_payouts_total{state="confirmed"}')).toBe(1)
     const paid = await t.public.readContract({ address: t.info.token, abi: usdgAbi, functionName: "balanceOf", args: [wallet.address] })
     expect(paid).toBe(1_000_000n)
+    // The payout's log lines name its transaction, the user and the amount (docs/metrics.md "Logs").
+    const w = [...service.exchange.withdrawals.byId.values()].find((x) => x.user === payee.user)!
+    expect(w.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    const payout = { withdrawal: w.id, tx_hash: w.txHash, user: payee.user, amount_micro: 1_000_000 }
+    expect(logLines.filter((l) => l.msg === "payout sent")).toContainEqual(expect.objectContaining({ level: "info", ...payout }))
+    expect(logLines.filter((l) => l.msg === "payout confirmed")).toContainEqual(expect.objectContaining({ level: "info", ...payout }))
   }, 60_000)
 
   it("counts a slow consumer's close: a WebSocket client that never reads its frames", async () => {
@@ -349,6 +365,17 @@ describe("GET /metrics", () => {
     await until(() => service.hub.connections === 0)
     expect(v((await scrape(url)).samples, "twinbook_ws_connections")).toBe(0)
   }, 60_000)
+
+  it("is lint-clean after the session: the built-in promtool checker, and promtool itself when on PATH", async () => {
+    // Every family is present here (the chain's, the snapshot age, histograms with observations).
+    const { text } = await scrape(service.http.url)
+    expect(text).toContain("twinbook_chain_up ")
+    expect(text).toContain('twinbook_payouts_total{state="confirmed"} ')
+    expect(lintExposition(text)).toEqual([])
+    const real = promtool(text)
+    if (real === null) console.log("promtool is not on PATH: only the built-in checker (test/support/exposition-lint.ts) ran")
+    else expect(real, real.output).toEqual({ code: 0, output: "" })
+  })
 
   it("keeps one registry per service: a second service in this process counts only its own, and can be public", async () => {
     const fills = v((await scrape(service.http.url)).samples, "twinbook_fills_total")
