@@ -114,12 +114,24 @@ export const streamLeader = (jsm: JetStreamManager, stream: string): Promise<str
   until(`a leader for ${stream}`, async () => (await jsm.streams.info(stream)).cluster?.leader || undefined)
 
 /** Resolves once `node` is an online, current replica (or the leader) of the stream. */
-export const waitCurrent = (jsm: JetStreamManager, stream: string, node: string): Promise<true> =>
-  until(`${node} current on ${stream}`, async () => {
-    const cl = (await jsm.streams.info(stream)).cluster
-    // Right after a restart the leader may still report the node's last state: current, but offline.
-    return cl?.leader === node || cl?.replicas?.some((r) => r.name === node && r.current && r.offline !== true) === true ? true : undefined
-  })
+export const waitCurrent = async (jsm: JetStreamManager, stream: string, node: string, timeoutMs = 90_000): Promise<true> => {
+  let seen = "nothing"
+  try {
+    return await until(
+      `${node} current on ${stream}`,
+      async () => {
+        const cl = (await jsm.streams.info(stream)).cluster
+        seen = JSON.stringify(cl)
+        // Right after a restart the leader may still report the node's last state: current, but offline.
+        return cl?.leader === node || cl?.replicas?.some((r) => r.name === node && r.current && r.offline !== true) === true ? true : undefined
+      },
+      timeoutMs
+    )
+  } catch (err) {
+    // What the cluster last said of the node: lagging (how far), offline, or absent.
+    throw new Error(`${(err as Error).message}; the stream's cluster info last read: ${seen}`)
+  }
+}
 
 /** Reads the log from position 1 with a new reader until it has `count` batches or reports an error. */
 export const readAll = async (log: ReplicatedLog, count: number): Promise<Collector> => {
