@@ -273,6 +273,21 @@ export class ScenarioError extends Error {
 const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
   path.reduce<string>((acc, k) => (typeof k === "number" ? `${acc}[${k}]` : acc === "" ? String(k) : `${acc}.${String(k)}`), "")
 
+/**
+ * The schema's issues as a person reads them. An optional field is `value | undefined` on the
+ * encoded side, so a bad value also fails the `undefined` branch: "faults: Expected undefined"
+ * beside the real issue at or under that path says nothing and is dropped. An array's expected type
+ * (every fault kind spelled out) is said as "an array".
+ */
+export const readableIssues = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>): Array<{ path: string; message: string }> => {
+  const all = issues.map((i) => ({ path: pathOf(i.path), message: i.message }))
+  const under = (inner: string, outer: string): boolean => inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`) || outer === ""
+  const noise = (i: { path: string; message: string }): boolean => i.message.startsWith("Expected undefined, actual ")
+  return all
+    .filter((i) => !(noise(i) && all.some((o) => o !== i && !noise(o) && under(o.path, i.path))))
+    .map((i) => ({ path: i.path, message: i.message.replace(/^Expected ReadonlyArray<[\s\S]*?>, actual /, "Expected an array, actual ") }))
+}
+
 /** Decodes a parsed scenario; throws ScenarioError listing each bad field. */
 export const decodeScenario = (value: unknown, source = "scenario"): Scenario => {
   const result = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)
@@ -292,8 +307,7 @@ export const decodeScenario = (value: unknown, source = "scenario"): Scenario =>
     if (s.cluster !== undefined && s.storage !== undefined) throw new ScenarioError(`${source}: cluster and storage exclude each other (a sequencer's journal is the replicated log)`)
     return s
   }
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left)
-  const lines = issues.map((i) => `  ${pathOf(i.path) || "(root)"}: ${i.message}`)
+  const lines = readableIssues(ParseResult.ArrayFormatter.formatErrorSync(result.left)).map((i) => `  ${i.path || "(root)"}: ${i.message}`)
   throw new ScenarioError(`${source} is not a valid scenario:\n${lines.join("\n")}`)
 }
 
