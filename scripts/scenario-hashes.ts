@@ -1,4 +1,5 @@
 // `npm run sim:hashes [-- --write | --check] [--seeds 1..3] [--jobs 2] [scenarios/x.json ...]`
+// (subsets: docs/simulation.md "Golden hashes").
 // The golden hashes: every shipped scenario at seeds 1..3, run through the sweep's worker
 // (the same runScenario path `npm run sim` takes), printed as {scenario, seed, journalHash, stateHash}
 // rows. `--write` records them in test/fixtures/scenario-hashes.json; `--check` compares and exits 1
@@ -57,13 +58,17 @@ export const readRecorded = (): HashRow[] => JSON.parse(readFileSync(HASHES_FILE
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   let mode: "print" | "write" | "check" = "print"
   let seeds = [1, 2, 3]
+  let seedsGiven = false
   let jobs = 2
   const files: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     if (a === "--write") mode = "write"
     else if (a === "--check") mode = "check"
-    else if (a === "--seeds") seeds = parseSeeds(argv[++i] ?? "")
+    else if (a === "--seeds") {
+      seeds = parseSeeds(argv[++i] ?? "")
+      seedsGiven = true
+    }
     else if (a === "--jobs") jobs = Number(argv[++i])
     else if (a.startsWith("--")) {
       process.stderr.write(`sim:hashes: unknown option ${a}\n`)
@@ -74,8 +79,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stderr.write("sim:hashes: --jobs 1 or 2 (the machine is shared)\n")
     return 2
   }
-  if (mode === "write" && files.length > 0) {
-    process.stderr.write("sim:hashes: --write records every scenario; give no file names\n")
+  // The recorded file is the whole table: a subset written over it would drop every other row.
+  if (mode === "write" && (files.length > 0 || seedsGiven)) {
+    process.stderr.write("sim:hashes: --write records every scenario at seeds 1..3; give no file names and no --seeds\n")
     return 2
   }
   if (files.length === 0) files.push(...readdirSync(join(root, "scenarios")).filter((f) => f.endsWith(".json")).sort().map((f) => join("scenarios", f)))

@@ -4,16 +4,15 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { runScenario, type Summary } from "./run.ts"
 import { loadScenario, ScenarioError } from "./scenario.ts"
-import { inSeedOrder, parseSeeds, runSweep, seedLine, seedOk, type SweepResult, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep.ts"
+import { inSeedOrder, runSweep, seedLine, seedOk, type SweepResult, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep.ts"
 import { progressBar } from "./progress.ts"
-import { SIGNING_MODES, type SigningMode } from "./signatures.ts"
-import { DEFAULT_TAPE_INTERVAL_SEC, writeRunTape } from "./tape.ts"
-import { PLANT_NAMES, plantNeeds, plantOptions } from "./testing/plants.ts"
+import { type Args, parseArgs, reproduceCommand } from "./cli-args.ts"
+import { writeRunTape } from "./tape.ts"
+import { plantNeeds, plantOptions } from "./testing/plants.ts"
 import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
 import { type ClusterRunStats, sumClusterStats } from "./cluster-world.ts"
 import { QueueInterrupted, QueueRefused, QueueUnreachable } from "./queue/caller.ts"
 import { queueProgress } from "./queue/progress.ts"
-import { isQueueUrl } from "./queue/protocol.ts"
 import { runSweepOnQueue } from "./queue/sim-sweep.ts"
 
 const USAGE =
@@ -21,99 +20,7 @@ const USAGE =
   "         [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]...   (agents: <kind>-<group>-<index>)\n" +
   "         [--signatures token|ed25519]   (how agents sign orders: world tokens, or real Ed25519; the same journal)"
 
-interface Args {
-  file: string
-  seed?: number
-  seeds?: number[]
-  durationSec?: number
-  json: boolean
-  log: string | null | undefined
-  tape?: string
-  tapeIntervalSec: number | null
-  tapeFormat: "csv" | "parquet"
-  without: string[]
-  signing?: SigningMode
-  /** Test-only: a planted bug by name (sim/testing/ignore-bytes-written.ts, sim/testing/no-expected-position.ts), to reproduce a test's failing run. */
-  plant?: string
-  /** A sweep's seeds go to this JetStream work queue (npm run sim:worker runs them) instead of local threads. */
-  queue?: string
-}
-
-const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/
-const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
-
-const parseArgs = (argv: ReadonlyArray<string>): Args => {
-  const files: string[] = []
-  const out: Args = { file: "", json: false, log: undefined, tapeIntervalSec: DEFAULT_TAPE_INTERVAL_SEC, tapeFormat: "csv", without: [] }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    const value = (): string => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
-    if (a === "--json") out.json = true
-    else if (a === "--seed") {
-      const v = value()
-      if (!/^\d+$/.test(v)) throw new Error(`--seed ${v}: expected a non-negative integer`)
-      out.seed = Number(v)
-    } else if (a === "--seeds") out.seeds = parseSeeds(value())
-    else if (a === "--duration") {
-      const v = value()
-      const m = DURATION.exec(v)
-      if (m === null) throw new Error(`--duration ${v}: expected e.g. 90s, 30m, 2h`)
-      out.durationSec = Number(m[1]) * UNIT[m[2]!]!
-    } else if (a === "--tape") out.tape = value()
-    else if (a === "--tape-interval") {
-      const v = value()
-      const m = DURATION.exec(v)
-      if (m === null && v !== "0" && v !== "none") throw new Error(`--tape-interval ${v}: expected e.g. 1s, 10s, 1m, 0 (every change) or none (trades only)`)
-      out.tapeIntervalSec = v === "none" ? null : m === null ? 0 : Number(m[1]) * UNIT[m[2]!]!
-      if (out.tapeIntervalSec !== null && !Number.isInteger(out.tapeIntervalSec)) throw new Error(`--tape-interval ${v}: a whole number of seconds`)
-    } else if (a === "--tape-format") {
-      const v = value()
-      if (v !== "csv" && v !== "parquet") throw new Error(`--tape-format ${v}: csv or parquet`)
-      out.tapeFormat = v
-    } else if (a === "--without") out.without.push(value())
-    else if (a === "--signatures") {
-      const v = value()
-      if (!(SIGNING_MODES as readonly string[]).includes(v)) throw new Error(`--signatures ${v}: ${SIGNING_MODES.join(" or ")}`)
-      out.signing = v as SigningMode
-    }
-    else if (a === "--plant") {
-      const v = value()
-      if (!PLANT_NAMES.includes(v)) throw new Error(`--plant ${v}: known planted bugs: ${PLANT_NAMES.join(", ")}`)
-      out.plant = v
-    }
-    else if (a === "--queue") {
-      const v = value()
-      if (!isQueueUrl(v)) throw new Error(`--queue ${v}: expected the work queue's NATS servers, e.g. nats://host:4222 or nats://a:4222,nats://b:4222`)
-      out.queue = v
-    }
-    else if (a === "--log") out.log = value()
-    else if (a === "--no-log") out.log = null
-    else if (a.startsWith("--")) throw new Error(`unknown option ${a}`)
-    else files.push(a)
-  }
-  if (files.length !== 1) throw new Error("give exactly one scenario file")
-  if (out.seed !== undefined && out.seeds !== undefined) throw new Error("--seed and --seeds exclude each other")
-  if (out.seeds !== undefined && (out.tape !== undefined || out.without.length > 0 || out.signing !== undefined)) throw new Error("--tape, --without and --signatures take one --seed, not --seeds")
-  if (out.queue !== undefined && out.seeds === undefined) throw new Error("--queue runs a sweep: give --seeds")
-  out.file = files[0]!
-  return out
-}
-
 const fmt = (n: number): string => n.toLocaleString("en-US")
-
-/** The command that reruns a single run exactly: its scenario, its seed and every flag that shapes the run. */
-const reproduceCommand = (args: Args, seed: number): string =>
-  [
-    `npm run sim -- ${args.file} --seed ${seed}`,
-    ...(args.durationSec === undefined ? [] : [`--duration ${args.durationSec}s`]),
-    ...(args.signing === undefined ? [] : [`--signatures ${args.signing}`]),
-    ...args.without.map((a) => `--without ${a}`),
-    ...(args.plant === undefined ? [] : [`--plant ${args.plant}`])
-  ].join(" ")
 
 const printSummary = (s: SweepSummary, logPath: string | null, reproduce: string | null): void => {
   const w = (line: string): boolean => process.stdout.write(`${line}\n`)
@@ -186,9 +93,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     // --log DIR: where each seed's log and the sweep table go (default out/sim); --no-log: the table only.
     const outDir = args.log ?? "out/sim"
     const logDir = args.log === null ? null : outDir
-    const durationFlag = args.durationSec === undefined ? "" : ` --duration ${args.durationSec}s`
-    const plantFlag = args.plant === undefined ? "" : ` --plant ${args.plant}`
-    const reproduce = (seed: number): string => `npm run sim -- ${args.file} --seed ${seed}${durationFlag}${plantFlag}`
+    // The command a single run of the seed prints: the same function, so the two cannot drift apart.
+    const reproduce = (seed: number): string => reproduceCommand(args, seed)
     // One line per seed, in seed order, as soon as every earlier seed is in.
     const print = inSeedOrder(seeds, (r) => {
       if (args.json) return

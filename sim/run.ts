@@ -208,24 +208,28 @@ export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Pr
   world.scheduler.every(scenario.audit.every * 1000, () => auditor.check())
   for (const a of agents) a.start()
 
-  const totalMs = (durationSec + DRAIN_SEC) * 1000
+  // Progress over all the virtual time a run simulates — its duration, the drain and the quiet tail
+  // (a bar once read 100% at the drain's end, QUIET_SEC before the run's); 1 only once it is over.
+  const totalMs = (durationSec + DRAIN_SEC + QUIET_SEC) * 1000
   let lastReport = 0
+  const report = (nowMs: number): void => {
+    if (opts.onProgress === undefined || world.scheduler.executed - lastReport < 2_000) return
+    lastReport = world.scheduler.executed
+    opts.onProgress(Math.min((nowMs - startSec * 1000) / totalMs, 0.999), nowMs / 1000 - startSec)
+  }
   await world.scheduler.run(endMs + DRAIN_SEC * 1000, (nowMs) => {
-    if (opts.onProgress !== undefined && world.scheduler.executed - lastReport >= 2_000) {
-      lastReport = world.scheduler.executed
-      opts.onProgress((nowMs - startSec * 1000) / totalMs, nowMs / 1000 - startSec)
-    }
+    report(nowMs)
     // A failing run stops early: the first failures say what went wrong.
     return stats.failures.length < 20
   })
   // Quiet the background (blocks, polls, bots), then let in-flight requests and frames land.
   world.quiesce()
-  await world.scheduler.run(world.scheduler.nowMs() + QUIET_SEC * 1000)
+  await world.scheduler.run(world.scheduler.nowMs() + QUIET_SEC * 1000, report)
   auditor.check()
   auditor.checkViews()
   if (world.cluster !== null) auditor.checkClusterEnd()
   for (const err of world.errors) stats.fail(`service error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
-  opts.onProgress?.(1, durationSec + DRAIN_SEC)
+  opts.onProgress?.(1, world.scheduler.nowSec() - startSec)
 
   const x = world.exchange
   const depositsCredited = [...x.deposits.byKey.values()].filter((d) => d.stage === "credited").length

@@ -52,6 +52,17 @@ describe("scenario files", () => {
     for (const field of ["name:", "duration:", "markets.count:", "agents:"]) expect(message).toContain(field)
   })
 
+  it("names only the field at fault: no \"Expected undefined\" for the optional block around it (issue 34 item 14)", () => {
+    expect(errorOf({ ...minimal, faults: [{ kind: "rpc_errors", at: "1m" }] })).toBe("t.json is not a valid scenario:\n  faults[0].rate_pct: is missing")
+    expect(errorOf({ ...minimal, clock: { steps: [{ at: "1m" }] } })).toBe("t.json is not a valid scenario:\n  clock.steps[0].by: is missing")
+    expect(errorOf({ ...minimal, faults: { kind: "crash", at: 1 } })).toBe('t.json is not a valid scenario:\n  faults: Expected an array, actual {"kind":"crash","at":1}')
+    // Two problems in two places: both, and nothing else.
+    expect(errorOf({ ...minimal, faults: [{ kind: "crash", at: 1, bogus: 1 }], network: { drop_pct: 150 } }).split("\n").slice(1)).toEqual([
+      '  network.drop_pct: Expected a number between 0 and 100, actual 150',
+      '  faults[0].bogus: is unexpected, expected: "kind" | "at" | "down"'
+    ])
+  })
+
   it("checks faults against the run: market index and time", () => {
     expect(errorOf({ ...minimal, faults: [{ kind: "market_halt", at: "1m", market: 2 }] })).toMatch(/faults\[0\]\.market: 2 is out of range/)
     expect(errorOf({ ...minimal, faults: [{ kind: "crash", at: "2h" }] })).toMatch(/faults\[0\]\.at: .*after the end/)
