@@ -323,11 +323,6 @@ export class Venue {
     return stepOrders(this.exchange, LP, m, decision)
   }
 
-  /** Credits a user; false when the engine refused. */
-  credit(user: string, amountMicro: number, ref: string): boolean {
-    return this.run(null, { type: "credit", user, amountMicro, ref }).events[0]?.type === "credited"
-  }
-
   /** Our resting contracts at a YES price on one side. */
   ourAt(ms: MarketState, isBid: boolean, yesPriceBps: number): number {
     let size = 0
