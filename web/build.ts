@@ -3,6 +3,7 @@
 // or older than its sources, and the browser tests build into a temporary folder of their own.
 import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { precompress } from "./compress.ts"
 import { DEFAULT_DIST, WEB_ROOT } from "./paths.ts"
 
 const REPO = resolve(WEB_ROOT, "..")
@@ -33,6 +34,7 @@ export const buildWeb = async (outDir: string = DEFAULT_DIST): Promise<string> =
   const target = resolve(outDir)
   const fresh = `${target}.build-${process.pid}`
   await build({ configFile: join(WEB_ROOT, "vite.config.ts"), build: { outDir: fresh, emptyOutDir: true }, logLevel: "warn" })
+  precompress(fresh)
   writeFileSync(join(fresh, STAMP), `${new Date().toISOString()}\n`) // live-only: a build timestamp, never read as data
   const old = `${target}.old-${process.pid}`
   if (existsSync(target)) renameSync(target, old)

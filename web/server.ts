@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { extname, join, normalize, resolve, sep } from "node:path"
 import { errorFields, type Logger, silentLogger } from "../src/ops/log.ts"
 import { liveMonoClock } from "../src/time/clock.ts"
+import { acceptedEncodings, COMPRESSIBLE } from "./compress.ts"
 import { DEFAULT_DIST } from "./paths.ts"
 
 
@@ -94,12 +95,27 @@ export const startWebServer = async (o: WebServerOptions): Promise<WebServer> =>
   const logger = o.logger ?? silentLogger
   const monoMs = o.monoMs ?? liveMonoClock.monoMs
 
-  const serveFile = (res: ServerResponse, path: string): Outcome => {
-    const body = readFileSync(path) // before the head: a file gone meanwhile (a rebuild) is an error, not a 200
+  /** The build's precompressed sibling (web/compress.ts) in the best encoding the request accepts, if any. */
+  const encodedVariant = (req: IncomingMessage, path: string): { file: string; encoding: "br" | "gzip" } | null => {
+    for (const encoding of acceptedEncodings(req.headers["accept-encoding"])) {
+      const file = `${path}.${encoding === "br" ? "br" : "gz"}`
+      if (existsSync(file)) return { file, encoding }
+    }
+    return null
+  }
+
+  const serveFile = (req: IncomingMessage, res: ServerResponse, path: string): Outcome => {
+    const variant = COMPRESSIBLE.has(extname(path)) ? encodedVariant(req, path) : null
+    const body = readFileSync(variant?.file ?? path) // before the head: a file gone meanwhile (a rebuild) is an error, not a 200
     const type = TYPES[extname(path)] ?? "application/octet-stream"
     // Hashed assets never change; index.html must be re-read so a rebuild is picked up.
     const cache = path.includes(`${sep}assets${sep}`) ? "public, max-age=31536000, immutable" : "no-cache"
-    res.writeHead(200, { "content-type": type, "cache-control": cache, "x-content-type-options": "nosniff" })
+    res.writeHead(200, {
+      "content-type": type, "cache-control": cache, "x-content-type-options": "nosniff", "content-length": String(body.length),
+      // Caches must key on the request's Accept-Encoding whenever the file could come encoded.
+      ...(COMPRESSIBLE.has(extname(path)) ? { vary: "accept-encoding" } : {}),
+      ...(variant === null ? {} : { "content-encoding": variant.encoding })
+    })
     res.end(body)
     return null
   }
@@ -122,9 +138,9 @@ export const startWebServer = async (o: WebServerOptions): Promise<WebServer> =>
     const rel = normalize(path.decoded).replace(/^([/\\])+/, "")
     const file = join(dist, rel)
     if (file !== dist && !file.startsWith(dist + sep)) return refuse(res, 404, "not_found", "no such file")
-    if (rel !== "" && existsSync(file) && statSync(file).isFile()) return serveFile(res, file)
+    if (rel !== "" && existsSync(file) && statSync(file).isFile()) return serveFile(req, res, file)
     // Client-side routes (hash-based, but a deep link to /anything still gets the app).
-    if (extname(rel) === "" || rel === "") return serveFile(res, join(dist, "index.html"))
+    if (extname(rel) === "" || rel === "") return serveFile(req, res, join(dist, "index.html"))
     return refuse(res, 404, "not_found", "no such file")
   }
 

@@ -108,7 +108,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   human(`replayed ${data.count.toLocaleString("en-US")} events in ${(runMs / 1000).toFixed(2)} s (${eventsPerSec.toLocaleString("en-US")}/s); interval ${(intervalMs / 1000).toFixed(2)} s; load ${(loadedMs / 1000).toFixed(2)} s, wall ${(wallMs / 1000).toFixed(2)} s\n`)
   human(`wrote ${dbPath}${opts.html ? ` and ${htmlPath}` : ""}\n`)
   if (opts.json) {
-    const { series: _series, fills: _fills, outcome_path: _path, ...rest } = report
+    const { series: _series, fills: _fills, fill_markouts_bps: _markouts, outcome_path: _path, ...rest } = report
     // Wall-clock figures only when asked (--timings), all under one key: two identical runs print identical JSON.
     const timings = { load_ms: Math.round(loadedMs), replay_ms: Math.round(runMs), interval_ms: Math.round(intervalMs), wall_ms: wallMs, events_per_sec: eventsPerSec }
     process.stdout.write(`${JSON.stringify({ ...rest, reproduce, out: { duckdb: dbPath, html: opts.html ? htmlPath : null }, ...(opts.timings ? { timings } : {}) })}\n`)

@@ -5,6 +5,8 @@
 import { dayLabel } from "../../src/service/rewards-book.ts"
 import { CHART_LIBRARY, esc, inlineScript, jsonScript, STYLE, table, usdc } from "./report-html/common.ts"
 import { chartData } from "./report-html/data.ts"
+import { fillTable } from "./report-html/fills.ts"
+import { markoutSection } from "./report-html/markouts.ts"
 import { type BacktestReport, statsLines } from "./report.ts"
 import type { Reproduction } from "./reproduce.ts"
 import { EDGE_TABLE_HEADER, edgeTableRows, responseLines } from "./response/format.ts"
@@ -12,11 +14,15 @@ import { intervalLines } from "./interval.ts"
 import { rejectRows, sharePct } from "./rejects.ts"
 
 const CLIENT = new URL("./report-html/report.client.js", import.meta.url)
+const FILLS_CLIENT = new URL("./report-html/fills.client.js", import.meta.url)
 const CHART_STYLE = `
 .chart{margin:10px 0 22px}.chart h3{margin:0 0 2px}.plot{height:280px;border:1px solid #e4e4e4}.small{font-size:12px;margin:0 0 4px}
 .legend{font-size:12px;min-height:18px;margin:2px 0}.legend .when{color:#666;margin-right:12px}.legend .item{margin-right:14px;white-space:nowrap}
 .legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
-.rejects td:last-child,.rejects th:last-child{text-align:left}.rejects th{white-space:nowrap}`
+.rejects td:last-child,.rejects th:last-child{text-align:left}.rejects th{white-space:nowrap}
+.markouts{max-width:100%;height:auto;display:block;margin:6px 0}.scroll{overflow-x:auto;max-height:520px;overflow-y:auto}
+#fills-table th{position:sticky;top:0}button.sort{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;text-align:inherit}
+th[aria-sort=ascending] button.sort::after{content:" ▲"}th[aria-sort=descending] button.sort::after{content:" ▼"}`
 
 /** Civil date of a unix day number: the rewards book's label (no Date object). */
 export const isoDay = dayLabel
@@ -53,7 +59,7 @@ const responseSection = (r: BacktestReport): string => {
 /** The page's "Reproduce" section: the exact command, each input with its sha256, every setting. */
 const reproduceSection = (x: Reproduction): string =>
   `<h2>Reproduce</h2><p>From the repository root:</p><pre id="command">${esc(x.command)}</pre>
-${x.inputs.length === 0 ? "<p>Input: generated (--synthetic), from the seed below.</p>" : table(["input file", "bytes", "sha256"], x.inputs.map((f) => [f.path, String(f.bytes), f.sha256]))}
+${x.inputs.length === 0 ? "<p>Input: generated (--synthetic), from the seed below.</p>" : table(["input file", "bytes", "sha256"], x.inputs.map((f) => [f.path, String(f.bytes), f.sha256]), "kv")}
 ${table(["setting", "value"], x.settings.map(([k, v]) => [k, v]), "kv")}`
 
 export const renderHtml = (r: BacktestReport, title = "twinbook backtest", reproduce: Reproduction | null = null): string => {
@@ -93,13 +99,19 @@ ${r.response_model === null ? "" : responseSection(r)}
 <p class="muted">Drag to pan, scroll or pinch to zoom, double-click an axis to reset; hover for values. Times in UTC.</p>
 <noscript><p class="note">The charts need JavaScript. The headline figures are in the table above and the markets and rewards below.</p></noscript>
 <div id="charts"></div>
+${markoutSection(r.stats.markouts_by_side)}
+<h2 id="fills-heading">Fills</h2>
+<noscript><p class="note">The fills table needs JavaScript; every fill and its markouts are in backtest.duckdb, table fills.</p></noscript>
+<div id="fills"></div>
 <h2>Markets</h2>${markets}
 <h2>LP rewards</h2>${rewards}
 ${reproduce === null ? "" : reproduceSection(reproduce)}
 <p class="muted small">Charts: TradingView Lightweight Charts™ 5.2.1 (Apache License 2.0), inlined.</p>
 ${jsonScript("chart-data", chartData(r))}
 ${inlineScript(CHART_LIBRARY)}
+${jsonScript("fills-data", fillTable(r))}
 ${inlineScript(CLIENT)}
+${inlineScript(FILLS_CLIENT)}
 </body></html>
 `
 }

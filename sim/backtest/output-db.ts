@@ -5,6 +5,7 @@ import { mkdirSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import type { BacktestReport } from "./report.ts"
+import { MARKOUT_HORIZONS_SEC } from "./stats.ts"
 
 type Value = string | number | boolean | null
 
@@ -63,8 +64,8 @@ export const writeReportDb = async (path: string, report: BacktestReport, config
     )
     const ids = report.markets.map((m) => m.market_id)
     await conn.run(`CREATE TABLE fills (t_ms BIGINT, market_id VARCHAR, side VARCHAR, outcome VARCHAR, price_bps INTEGER, yes_price_bps INTEGER,
-      size BIGINT, rebate_micro BIGINT, cause VARCHAR)`)
-    await appendAll(conn, "fills", report.fills, (app, f) => {
+      size BIGINT, rebate_micro BIGINT, cause VARCHAR, ${MARKOUT_HORIZONS_SEC.map((h) => `markout_${h}s_bps DOUBLE`).join(", ")})`)
+    await appendAll(conn, "fills", report.fills.map((f, i) => ({ f, m: report.fill_markouts_bps[i]! })), (app, { f, m }) => {
       app.appendBigInt(BigInt(f.tMs))
       app.appendVarchar(ids[f.market]!)
       app.appendVarchar(f.side)
@@ -74,6 +75,7 @@ export const writeReportDb = async (path: string, report: BacktestReport, config
       app.appendBigInt(BigInt(f.size))
       app.appendBigInt(BigInt(f.rebateMicro))
       app.appendVarchar(f.cause)
+      for (const x of m) x === null ? app.appendNull() : app.appendDouble(x)
     })
     const s = report.series
     await conn.run("CREATE TABLE equity (t_sec BIGINT, equity_micro BIGINT, cash_micro BIGINT, pnl_micro BIGINT)")

@@ -146,6 +146,8 @@ export interface BacktestReport {
   readonly response_model: ResponseModel | null
   /** Return, Sharpe/Sortino, drawdown duration, turnover, inventory, two-sided time, markouts, rewards share (sim/backtest/stats.ts). */
   readonly stats: BacktestStats
+  /** Each fill's markouts at MARKOUT_HORIZONS_SEC (YES bps, null past the data), as `fills`: not in the JSON output. */
+  readonly fill_markouts_bps: ReadonlyArray<ReadonlyArray<number | null>>
   /** Behind the interval, like the series: not in the JSON output. */
   readonly outcome_path: OutcomePath
   /** The range for trading PnL and fills (interval-run.ts `runWithInterval`); null when the run was made without one (sweeps). */

@@ -453,18 +453,18 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
 
   const responded = { ...byResponse, takers: response?.counts.takers ?? 0, informed: response?.counts.informed ?? 0 }
   const report = buildReport(d, config, v, bg, l3, markets, rewards, series, fills, { fromTrades: fillsFromTrades, response: responded }, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown)
-  const stats = computeStats({
+  const { stats, fillMarkoutsBps } = computeStats({
     capitalMicro: config.capitalMicro, volumeMicro: report.summary.volume_micro, marketIds: d.markets, series, fills, midPaths, endMs,
     botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days
   })
-  return { report: { ...report, stats, outcome_path: outcome, interval: null }, engine: v.engine, exchange: v.exchange }
+  return { report: { ...report, stats, fill_markouts_bps: fillMarkoutsBps, outcome_path: outcome, interval: null }, engine: v.engine, exchange: v.exchange }
 }
 
 const buildReport = (
   d: Dataset, config: BacktestConfig, v: Venue, bg: Background, l3: OrderLevelBook, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
   series: Series, fills: FillRow[], causes: { fromTrades: number; response: { fills: number; contracts: number; takers: number; informed: number } }, endMs: number, finalEquity: number, markTotal: number,
   maxDrawdown: number, peakAtMaxDrawdown: number
-): Omit<BacktestReport, "stats" | "outcome_path" | "interval"> => {
+): Omit<BacktestReport, "stats" | "fill_markouts_bps" | "outcome_path" | "interval"> => {
   const endSec = Math.floor(endMs / 1000)
   const lp = v.lpAccount
   const cash = lp.availableMicro + lp.lockedMicro

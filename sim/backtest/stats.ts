@@ -31,6 +31,11 @@ export interface Markout {
   readonly mean_bps: number | null
 }
 
+/** A markout of one side's fills: bought YES (or sold NO), or sold YES (or bought NO). */
+export interface SideMarkout extends Markout {
+  readonly side: "bought_yes" | "sold_yes"
+}
+
 export interface MarketStats {
   readonly market_id: string
   readonly inventory_mean_abs: number
@@ -57,6 +62,8 @@ export interface BacktestStats {
   readonly turnover: number
   readonly markets: ReadonlyArray<MarketStats>
   readonly markouts: ReadonlyArray<Markout>
+  /** The same, per side (SideMarkout): whether one side is picked off more than the other. */
+  readonly markouts_by_side: ReadonlyArray<SideMarkout>
   /** Our payout / the day's pool, per paid day. */
   readonly rewards_share_by_day: ReadonlyArray<{ readonly day: number; readonly share_pct: number }>
 }
@@ -135,31 +142,59 @@ const midAt = (p: MidPath, tMs: number, before: boolean): number | null => {
 export const yesDirection = (f: Pick<FillRow, "side" | "outcome">): number => ((f.side === "buy") === (f.outcome === "yes") ? 1 : -1)
 
 /**
- * Markouts: for each fill, side × (mid at fill time + horizon − the mid just before the fill),
- * contract-weighted over fills whose horizon ends by endMs. Positive: the market moved our way.
+ * Each fill's markouts, YES bps per horizon: side × (mid at fill time + horizon − the mid just
+ * before the fill), side +1 for a fill that added YES. Null where the horizon passes endMs or no
+ * mid is known. Positive: the market moved our way.
  */
+export const fillMarkouts = (
+  fills: ReadonlyArray<Pick<FillRow, "tMs" | "market" | "side" | "outcome">>, paths: ReadonlyArray<MidPath>, endMs: number,
+  horizonsSec: ReadonlyArray<number> = MARKOUT_HORIZONS_SEC
+): Array<Array<number | null>> =>
+  fills.map((f) => {
+    const path = paths[f.market]!
+    const before = midAt(path, f.tMs, true)
+    return horizonsSec.map((h) => {
+      const at = f.tMs + h * 1000
+      const after = at > endMs || before === null ? null : midAt(path, at, false)
+      return after === null || before === null ? null : yesDirection(f) * (after - before)
+    })
+  })
+
+/** Contract-weighted means of per-fill markouts (fillMarkouts), over the fills `keep` selects. */
+const weighted = (
+  fills: ReadonlyArray<Pick<FillRow, "size">>, perFill: ReadonlyArray<ReadonlyArray<number | null>>, horizonsSec: ReadonlyArray<number>,
+  keep: (i: number) => boolean = () => true
+): Markout[] =>
+  horizonsSec.map((h, k) => {
+    let sum = 0
+    let contracts = 0
+    let n = 0
+    for (let i = 0; i < fills.length; i++) {
+      const m = perFill[i]![k]!
+      if (m === null || !keep(i)) continue
+      sum += m * fills[i]!.size
+      contracts += fills[i]!.size
+      n++
+    }
+    return { horizon_sec: h, fills: n, mean_bps: contracts === 0 ? null : round(sum / contracts, 4) }
+  })
+
+/** Markouts over all fills: contract-weighted over fills whose horizon ends by endMs. */
 export const markouts = (
   fills: ReadonlyArray<Pick<FillRow, "tMs" | "market" | "side" | "outcome" | "size">>, paths: ReadonlyArray<MidPath>, endMs: number,
   horizonsSec: ReadonlyArray<number> = MARKOUT_HORIZONS_SEC
-): Markout[] =>
-  horizonsSec.map((h) => {
-    let weighted = 0
-    let contracts = 0
-    let n = 0
-    for (const f of fills) {
-      const at = f.tMs + h * 1000
-      if (at > endMs) continue
-      const path = paths[f.market]!
-      const before = midAt(path, f.tMs, true)
-      const after = midAt(path, at, false)
-      if (before === null || after === null) continue
-      weighted += yesDirection(f) * (after - before) * f.size
-      contracts += f.size
-      n++
-    }
-    return { horizon_sec: h, fills: n, mean_bps: contracts === 0 ? null : round(weighted / contracts, 4) }
-  })
+): Markout[] => weighted(fills, fillMarkouts(fills, paths, endMs, horizonsSec), horizonsSec)
 
+/** Markouts of the fills that bought YES (or sold NO) and of those that sold YES (or bought NO), apart. */
+export const markoutsBySide = (
+  fills: ReadonlyArray<Pick<FillRow, "side" | "outcome" | "size">>, perFill: ReadonlyArray<ReadonlyArray<number | null>>,
+  horizonsSec: ReadonlyArray<number> = MARKOUT_HORIZONS_SEC
+): SideMarkout[] =>
+  (["bought_yes", "sold_yes"] as const).flatMap((side) =>
+    weighted(fills, perFill, horizonsSec, (i) => (yesDirection(fills[i]!) > 0) === (side === "bought_yes")).map((m) => ({ side, ...m }))
+  )
+
+/** The statistics, and each fill's markouts (for the report page's fills table; not in the JSON). */
 export const computeStats = (args: {
   readonly capitalMicro: number
   readonly volumeMicro: number
@@ -170,15 +205,16 @@ export const computeStats = (args: {
   readonly endMs: number
   readonly botStartSec: number
   readonly rewardDays: ReadonlyArray<RewardDay>
-}): BacktestStats => {
+}): { readonly stats: BacktestStats; readonly fillMarkoutsBps: Array<Array<number | null>> } => {
   const se = args.series
+  const perFill = fillMarkouts(args.fills, args.midPaths, args.endMs)
   const pnl = (se.equityMicro.at(-1) ?? args.capitalMicro) - args.capitalMicro
   const returns = hourlyReturns(se.tSec, se.equityMicro, args.capitalMicro)
   const ratios = reportedRatios(returns)
   const dd = drawdown([se.tSec[0] ?? 0, ...se.tSec], [args.capitalMicro, ...se.equityMicro])
   const live = se.tSec.map((t) => t >= args.botStartSec)
   const liveCount = live.filter(Boolean).length
-  return {
+  const stats: BacktestStats = {
     return_pct: round((pnl / args.capitalMicro) * 100, 4),
     hourly_returns: returns.length,
     sharpe_annualised: ratios.sharpe,
@@ -200,7 +236,9 @@ export const computeStats = (args: {
         quoted_two_sided_pct: liveCount === 0 ? 0 : round((twoSided / liveCount) * 100, 2)
       }
     }),
-    markouts: markouts(args.fills, args.midPaths, args.endMs),
+    markouts: weighted(args.fills, perFill, MARKOUT_HORIZONS_SEC),
+    markouts_by_side: markoutsBySide(args.fills, perFill),
     rewards_share_by_day: args.rewardDays.map((d) => ({ day: d.day, share_pct: d.poolMicro === 0 ? 0 : round((d.lpMicro / d.poolMicro) * 100, 4) }))
   }
+  return { stats, fillMarkoutsBps: perFill }
 }

@@ -8,7 +8,7 @@ import { type BacktestConfig, DEFAULT_CONFIG } from "../../sim/backtest/config.t
 import { datasetFromRows, type LevelRow } from "../../sim/backtest/dataset.ts"
 import type { FillRow } from "../../sim/backtest/report.ts"
 import { runBacktest } from "../../sim/backtest/runner.ts"
-import { drawdown, HOURS_PER_YEAR, hourlyReturns, markouts, MIN_HOURLY_RETURNS, reportedRatios, sharpeSortino, yesDirection } from "../../sim/backtest/stats.ts"
+import { drawdown, fillMarkouts, HOURS_PER_YEAR, hourlyReturns, markouts, markoutsBySide, MIN_HOURLY_RETURNS, reportedRatios, sharpeSortino, yesDirection } from "../../sim/backtest/stats.ts"
 import { formatSummary } from "../../sim/backtest/report.ts"
 import { renderHtml } from "../../sim/backtest/html.ts"
 import { syntheticDataset } from "../../sim/backtest/synthetic.ts"
@@ -41,6 +41,30 @@ describe("markouts", () => {
       { horizon_sec: 1, fills: 1, mean_bps: 0 },
       { horizon_sec: 10, fills: 1, mean_bps: -110 },
       { horizon_sec: 60, fills: 0, mean_bps: null }
+    ])
+  })
+})
+
+describe("markouts per fill and by side", () => {
+  const path = { tMs: [0, 10_500, 12_000, 75_000], midBps: [5000, 5020, 4990, 5100] }
+  const fills: F[] = [
+    { tMs: 10_000, market: 0, side: "buy", outcome: "yes", size: 10 },
+    { tMs: 12_000, market: 0, side: "sell", outcome: "yes", size: 30 },
+    { tMs: 70_000, market: 0, side: "sell", outcome: "no", size: 5 }
+  ]
+  it("give each fill its own markouts, null past the end", () => {
+    // The third sold 5 NO at 70 s (long YES): before 4990; +1 s 4990 → 0; +10 s (80 s) 5100 → +110; +60 s passes 100 s.
+    expect(fillMarkouts(fills, [path], 100_000)).toEqual([[20, -10, -10], [30, 30, 30], [0, 110, null]])
+  })
+  it("weigh each side's fills apart: bought YES (incl. sold NO) and sold YES", () => {
+    const per = fillMarkouts(fills, [path], 100_000)
+    expect(markoutsBySide(fills, per)).toEqual([
+      { side: "bought_yes", horizon_sec: 1, fills: 2, mean_bps: 13.3333 }, // (10 × 20 + 5 × 0) / 15, to 4 places
+      { side: "bought_yes", horizon_sec: 10, fills: 2, mean_bps: 30 }, // (10 × −10 + 5 × 110) / 15
+      { side: "bought_yes", horizon_sec: 60, fills: 1, mean_bps: -10 },
+      { side: "sold_yes", horizon_sec: 1, fills: 1, mean_bps: 30 },
+      { side: "sold_yes", horizon_sec: 10, fills: 1, mean_bps: 30 },
+      { side: "sold_yes", horizon_sec: 60, fills: 1, mean_bps: 30 }
     ])
   })
 })

@@ -1,14 +1,17 @@
 // web/server.ts over real loopback HTTP: the app's files, /config.json, client-side routes, no
 // path escapes, and no faucet of its own (the page uses the API's). Hostile input and its log
 // lines: test/hostile/web-server.test.ts.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { brotliDecompressSync, gunzipSync } from "node:zlib"
+import { acceptedEncodings, precompress } from "../../web/compress.ts"
 import { startWebServer, type WebServer } from "../../web/server.ts"
 
 let dir: string
+const BIG = Array.from({ length: 2_000 }, (_, i) => `export const value${i} = ${i} * 7 // a line of the bundle`).join("\n")
 let web: WebServer
 const config = { api_url: "http://127.0.0.1:1", ws_url: "ws://127.0.0.1:1/v1/ws", deposit_url: null, chain_rpc_url: null, chain_id: null, token_address: null, faucet: false }
 
@@ -31,6 +34,9 @@ beforeAll(async () => {
   writeFileSync(join(dir, "dist", "index.html"), "<!doctype html><title>app</title>")
   writeFileSync(join(dir, "dist", "assets", "app-1.js"), "console.log(1)")
   writeFileSync(join(dir, "secret.txt"), "not for the web")
+  // A bundle big enough to compress, precompressed as web/build.ts does after Vite.
+  writeFileSync(join(dir, "dist", "assets", "big-2.js"), BIG)
+  precompress(join(dir, "dist"))
   web = await startWebServer({ host: "127.0.0.1", port: 0, distDir: join(dir, "dist"), config })
 })
 
@@ -68,6 +74,49 @@ describe("the web app's server", () => {
     expect(r.status).toBe(405)
     expect(r.headers.get("allow")).toBe("GET, HEAD")
     expect(await r.json()).toEqual({ error: "method_not_allowed", detail: expect.stringContaining("only serves files") })
+  })
+
+  it("sends the build's precompressed brotli or gzip file when the browser accepts it, else the file itself", async () => {
+    expect(existsSync(join(dir, "dist", "assets", "big-2.js.br"))).toBe(true)
+    expect(existsSync(join(dir, "dist", "assets", "app-1.js.br")), "a file under 1 KB is not worth it").toBe(false)
+    const get = (acceptEncoding: string | null): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> =>
+      new Promise((resolve, reject) => {
+        const u = new URL(web.url)
+        const req = request({ host: u.hostname, port: u.port, path: "/assets/big-2.js", headers: acceptEncoding === null ? {} : { "accept-encoding": acceptEncoding } }, (res) => {
+          const chunks: Buffer[] = []
+          res.on("data", (c: Buffer) => chunks.push(c))
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+        })
+        req.on("error", reject)
+        req.end()
+      })
+    const br = await get("gzip, deflate, br")
+    expect(br.headers["content-encoding"]).toBe("br")
+    expect(br.headers["vary"]).toBe("accept-encoding")
+    expect(br.headers["cache-control"]).toContain("immutable")
+    expect(br.headers["content-type"]).toBe("text/javascript; charset=utf-8")
+    expect(Number(br.headers["content-length"])).toBe(br.body.length)
+    expect(br.body.length).toBeLessThan(BIG.length / 5)
+    expect(brotliDecompressSync(br.body).toString("utf8")).toBe(BIG)
+    const gz = await get("gzip, br;q=0")
+    expect(gz.headers["content-encoding"]).toBe("gzip")
+    expect(gunzipSync(gz.body).toString("utf8")).toBe(BIG)
+    for (const none of [null, "identity", "deflate", "*;q=0"]) {
+      const plain = await get(none)
+      expect(plain.headers["content-encoding"], String(none)).toBeUndefined()
+      expect(plain.headers["vary"]).toBe("accept-encoding")
+      expect(plain.body.toString("utf8")).toBe(BIG)
+    }
+  })
+
+  it("reads Accept-Encoding as RFC 9110 says: q=0 refuses a coding, * stands for the others", () => {
+    expect(acceptedEncodings("gzip, deflate, br, zstd")).toEqual(["br", "gzip"])
+    expect(acceptedEncodings("br;q=0.5, gzip;q=1")).toEqual(["br", "gzip"])
+    expect(acceptedEncodings("BR;Q=0, GZIP")).toEqual(["gzip"])
+    expect(acceptedEncodings("*")).toEqual(["br", "gzip"])
+    expect(acceptedEncodings("*, gzip;q=0")).toEqual(["br"])
+    expect(acceptedEncodings("identity")).toEqual([])
+    expect(acceptedEncodings(undefined)).toEqual([])
   })
 
   it("refuses to start without a build, saying how to make one", async () => {

@@ -15,7 +15,7 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
 export const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:8px 0 18px}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}
 td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}
-.muted{color:#888}.kv td{text-align:left}pre{background:#f4f4f4;padding:8px;white-space:pre-wrap}.note{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:6px 0}`
+.muted{color:#888}.kv td{text-align:left;overflow-wrap:anywhere}pre{background:#f4f4f4;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}.note{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:6px 0}`
 
 /**
  * JSON inside a <script type="application/json">: `<` is escaped so no string in the data

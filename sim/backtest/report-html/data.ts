@@ -187,12 +187,35 @@ export const fillMarkers = (fills: ReadonlyArray<FillRow>, tSec: ReadonlyArray<n
     .sort((a, b) => a.t - b.t)
 }
 
+/**
+ * The kept indices plus, when the series was thinned, each sample where one of our quotes starts
+ * or stops resting (and the one before it), so a gap in the bid or ask line is drawn where it was,
+ * however short (up to MAX_POINTS of them).
+ */
+const withEdges = (idx: number[], quotes: ReadonlyArray<ReadonlyArray<number>>): number[] => {
+  const n = quotes[0]?.length ?? 0
+  if (idx.length === n) return idx
+  const keep = new Set(idx)
+  let added = 0
+  for (const ys of quotes) {
+    for (let i = 1; i < n && added < MAX_POINTS; i++) {
+      if (ys[i]! < 0 === ys[i - 1]! < 0) continue
+      for (const j of [i - 1, i]) {
+        if (keep.has(j)) continue
+        keep.add(j)
+        added++
+      }
+    }
+  }
+  return [...keep].sort((a, b) => a - b)
+}
+
 const quoteCharts = (r: BacktestReport): QuoteChart[] => {
   const se = r.series
   const endSec = r.summary.to_sec
   return r.markets.map((m, k) => {
     const mid2 = se.mid2[k]!
-    const idx = thinIndices(se.tSec.length, [mid2.map((x) => (x < 0 ? Number.NaN : x))])
+    const idx = withEdges(thinIndices(se.tSec.length, [mid2.map((x) => (x < 0 ? Number.NaN : x))]), [se.bidBps[k]!, se.askBps[k]!])
     const stopAt = m.stop_reason === null ? null : endSec - m.time_stopped_sec
     // The run's own pauses (exact), and the stop from its second to the end.
     const spans: Span[] = m.paused_spans_ms.map(([a, b]) => ({ fromSec: a / 1000, toSec: b / 1000, kind: "paused", label: "paused" }))

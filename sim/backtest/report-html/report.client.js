@@ -24,10 +24,14 @@
     var m = mp < 10 ? mp + 3 : mp - 9
     return (yoe + era * 400 + (m <= 2 ? 1 : 0)) + "-" + pad(m) + "-" + pad(doy - Math.floor((153 * mp + 2) / 5) + 1)
   }
-  var utc = function (t) {
+  var hhmm = function (t) {
     var s = ((t % 86400) + 86400) % 86400
-    return dayLabel(Math.floor(t / 86400)) + " " + pad(Math.floor(s / 3600)) + ":" + pad(Math.floor((s % 3600) / 60)) + " UTC"
+    return dayLabel(Math.floor(t / 86400)) + " " + pad(Math.floor(s / 3600)) + ":" + pad(Math.floor((s % 3600) / 60))
   }
+  var utc = function (t) { return hhmm(t) + " UTC" }
+  // Each chart and its series by id, for the fills table's times and for the browser tests.
+  var charts = {}
+  window.TwinbookReport = { utc: utc, utcSec: function (t) { return hhmm(t) + ":" + pad(((t % 60) + 60) % 60) }, charts: charts }
 
   var el = function (tag, cls, text) {
     var e = document.createElement(tag)
@@ -97,6 +101,27 @@
     for (var i = 0; i < ts.length; i++) out.push(ys[i] === null || ys[i] === undefined ? { time: ts[i] } : { time: ts[i], value: f(ys[i]) })
     return out
   }
+  // A stepped line that stops where ys is null: Lightweight Charts joins a line across whitespace
+  // points, so a gap is drawn as points in a transparent colour instead. A step segment takes the
+  // colour of the point it starts from, so each null point carries the next value (the line
+  // reappears exactly where the quote does, with no stale level drawn through the gap).
+  var HIDDEN = "rgba(0,0,0,0)"
+  var stepLine = function (ts, ys) {
+    var out = []
+    var next = null
+    for (var i = ts.length - 1; i >= 0; i--) {
+      if (ys[i] !== null && ys[i] !== undefined) next = ys[i]
+      out.push(next)
+    }
+    out.reverse()
+    var last = null
+    return ts.map(function (t, i) {
+      var y = ys[i]
+      if (y !== null && y !== undefined) return { time: t, value: (last = y) }
+      var v = out[i] !== null ? out[i] : last
+      return v === null ? { time: t } : { time: t, value: v, color: HIDDEN }
+    })
+  }
   var id = function (x) { return x }
   var when = function (ts) { return function (t) { return utc(t === null ? ts[ts.length - 1] : t) } }
 
@@ -165,9 +190,12 @@
     var mid = c.chart.addSeries(L.LineSeries, { color: "#555", lineWidth: 1, priceFormat: WHOLE, title: "mid" })
     mid.setData(line(q.t, q.mid, id))
     // No last-value label on our quotes: after a stop it would show a price no longer quoted.
-    var quiet = { lineWidth: 1, lineType: 1, priceFormat: WHOLE, lastValueVisible: false, priceLineVisible: false }
-    c.chart.addSeries(L.LineSeries, Object.assign({ color: COLOURS[2] }, quiet)).setData(line(q.t, q.bid, id))
-    c.chart.addSeries(L.LineSeries, Object.assign({ color: COLOURS[1] }, quiet)).setData(line(q.t, q.ask, id))
+    var quiet = { lineWidth: 1, lineType: 1, priceFormat: WHOLE, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false }
+    var bid = c.chart.addSeries(L.LineSeries, Object.assign({ color: COLOURS[2] }, quiet))
+    bid.setData(stepLine(q.t, q.bid))
+    var ask = c.chart.addSeries(L.LineSeries, Object.assign({ color: COLOURS[1] }, quiet))
+    ask.setData(stepLine(q.t, q.ask))
+    charts["chart-quotes-" + k] = { chart: c.chart, mid: mid, bid: bid, ask: ask }
     var markers = q.fills.map(function (f) {
       return { time: f.t, position: "atPriceMiddle", price: f.yesPriceBps, shape: f.yesSide === "buy" ? "arrowUp" : "arrowDown", color: f.yesSide === "buy" ? "#1a7f37" : "#b42318", size: 0.6 }
     })
