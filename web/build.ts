@@ -8,7 +8,7 @@ import { DEFAULT_DIST, WEB_ROOT } from "./paths.ts"
 
 const REPO = resolve(WEB_ROOT, "..")
 /** Everything the bundle is made from. */
-const SOURCES = ["web/src", "web/index.html", "web/vite.config.ts", "src/client", "src/lp", "src/auth/messages.ts", "src/engine/money.ts", "package-lock.json"]
+const SOURCES = ["web/src", "web/index.html", "web/vite.config.ts", "web/build.ts", "web/compress.ts", "src/client", "src/lp", "src/auth/messages.ts", "src/engine/money.ts", "package-lock.json"]
 const STAMP = ".build-stamp"
 
 const newestMtime = (path: string): number => {
