@@ -55,6 +55,8 @@ export class DepositWatcher {
   private readonly owed = new Map<string, Owed>()
   /** The head when each forwarder's last mined sweep was sent: it moved every deposit mined up to there. */
   private readonly sweptThrough = new Map<string, bigint>()
+  /** Passes run to their end since this watcher started. */
+  private passes = 0
   /** Whether `owed` has been rebuilt from the chain since this watcher started (a restart forgets it). */
   private seeded = false
   /** Journal writes of the pass in flight, made durable together at its end. */
@@ -69,6 +71,11 @@ export class DepositWatcher {
     return this.scannedThrough
   }
 
+  /** True once a pass has run to its end, its guard check included (halted or not): until then, nothing is known of the chain. */
+  get passed(): boolean {
+    return this.passes > 0
+  }
+
   /**
    * True while credited funds are still on their way into the vault (a sweep not yet mined, or a
    * restarted watcher that has not looked yet): a payout the vault cannot cover now may be covered
@@ -81,7 +88,9 @@ export class DepositWatcher {
   /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world.ts). */
   async poll(): Promise<PollReport> {
     try {
-      return await this.pass()
+      const report = await this.pass()
+      this.passes++
+      return report
     } finally {
       // Durable before the pass ends, even one cut short by an RPC error.
       const writes = this.writes

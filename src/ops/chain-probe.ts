@@ -9,6 +9,8 @@ export interface ChainProbeResult {
   /** head − the last block the watcher scanned; null when the head is unknown. */
   readonly lagBlocks: number | null
   readonly halted: boolean
+  /** Whether the deposit watcher has finished a pass (and so the chain guard has checked the chain) since the start. */
+  readonly checked: boolean
   /** Why the head is unknown. */
   readonly error: string | null
 }
@@ -19,7 +21,7 @@ export interface ChainProbe {
 
 export interface ChainProbeOptions {
   readonly chain: Pick<Chain, "head">
-  readonly watcher: { readonly scannedThroughBlock: bigint }
+  readonly watcher: { readonly scannedThroughBlock: bigint; readonly passed: boolean }
   readonly guard: { readonly isHalted: boolean }
   /** How long the head may take to answer. */
   readonly timeoutMs: number
@@ -36,14 +38,15 @@ const timeout = (ms: number): { promise: Promise<never>; cancel: () => void } =>
 export const chainProbe = (o: ChainProbeOptions): ChainProbe => ({
   probe: async () => {
     const halted = o.guard.isHalted
+    const checked = o.watcher.passed
     const t = timeout(o.timeoutMs)
     try {
       const head = await Promise.race([o.chain.head(), t.promise])
       const lag = head - o.watcher.scannedThroughBlock
-      return { head, lagBlocks: Number(lag < 0n ? 0n : lag), halted, error: null }
+      return { head, lagBlocks: Number(lag < 0n ? 0n : lag), halted, checked, error: null }
     } catch (err) {
       const message = err instanceof Error ? err.message.split("\n")[0]! : String(err)
-      return { head: null, lagBlocks: null, halted, error: message.slice(0, 160) }
+      return { head: null, lagBlocks: null, halted, checked, error: message.slice(0, 160) }
     } finally {
       t.cancel()
     }

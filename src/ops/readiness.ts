@@ -93,6 +93,9 @@ const chainCheck = async (o: ReadinessOptions): Promise<Check> => {
   const p = await o.chain.probe()
   if (p.head === null) return { ok: false, detail: `unreachable: ${p.error ?? "no answer"}` }
   if (p.halted) return { ok: false, detail: "chain guard halted crediting and payouts (GET /v1/admin/chain)" }
+  // A restored or restarted service has not yet compared the chain with its checkpoint: ready now
+  // could turn into a halt a pass later.
+  if (!p.checked) return { ok: false, detail: `head ${p.head}; the deposit watcher's first pass (the chain guard's first check) has not finished` }
   const lag = p.lagBlocks ?? 0
   if (lag > o.maxLagBlocks) return { ok: false, detail: `watcher ${lag} blocks behind head ${p.head} (max ${o.maxLagBlocks})` }
   return { ok: true, detail: `head ${p.head}, watcher ${lag} blocks behind` }

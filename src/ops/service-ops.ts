@@ -89,7 +89,7 @@ export interface OpsParts {
   readonly recovery?: RecoveryReport
   readonly chain?: {
     readonly chain: Pick<Chain, "head">
-    readonly watcher: { readonly scannedThroughBlock: bigint }
+    readonly watcher: { readonly scannedThroughBlock: bigint; readonly passed: boolean }
     readonly guard: { readonly isHalted: boolean }
     readonly depositServer: { readonly listening: boolean }
   }

@@ -83,6 +83,16 @@ describe("GET /v1/health", () => {
 })
 
 describe("GET /v1/ready", () => {
+  it("is not ready before the deposit watcher's first pass, however close the head: the chain guard has not checked the chain yet", async () => {
+    // A fresh chain's head is within MAX_LAG of block 0, so the lag alone would have said ready
+    // (a restored backup then answered 200, and 503 once the guard halted on its first pass).
+    const head = await t.public.getBlockNumber()
+    expect(Number(head) + 1).toBeLessThanOrEqual(MAX_LAG)
+    const before = await ready()
+    expect(before.status).toBe(503)
+    expect(before.body.checks.chain).toEqual({ ok: false, detail: `head ${head}; the deposit watcher's first pass (the chain guard's first check) has not finished` })
+  })
+
   it("is ready once the watcher has scanned to the head: journal, chain and deposit service each say why", async () => {
     await service.chainServices!.poll()
     const after = await ready()
