@@ -15,7 +15,7 @@ import { BatchUnreadable, encodeBatch, H_FIRST_SEQ, H_TERM } from "../../src/clu
 import { followStream, LogGap } from "../../src/cluster/jetstream-follow.ts"
 import { type JetStreamLog, openJetStreamLog, streamConfigProblems, UnsafeStream } from "../../src/cluster/jetstream-log.ts"
 import { type LogBatch, LogFenced } from "../../src/cluster/ports.ts"
-import { batchOf, collect, type Collector, framesOf, moveLeaderTo, readAll, streamLeader, waitCurrent } from "../support/log-batches.ts"
+import { batchOf, collect, type Collector, framesOf, moveLeaderTo, readAll, SETTLE_MS, streamLeader, waitCurrent } from "../support/log-batches.ts"
 import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
 
 let c: NatsCluster
@@ -213,7 +213,10 @@ describe("the replicated journal on JetStream", () => {
     // Where it stood if it fails (a run beside two CPU hogs once hit the 240 s bound with no clue).
     let phase = "connecting"
     const readers: Collector[] = []
-    onTestFailed(() => console.error(`SIGKILL test stopped while ${phase}; appended ${appended.length}; readers at ${readers.map((r) => r.delivered.length).join(", ")}`))
+    onTestFailed(() => {
+      console.error(`SIGKILL test stopped while ${phase}; appended ${appended.length}; readers at ${readers.map((r) => r.delivered.length).join(", ")}`)
+      printNodeLogs(c)
+    })
     const ncA = await c.connect()
     const jsm = await jetstreamManager(ncA)
     const log = await openJetStreamLog(ncA, { stream: "KILL", subject: "kill.journal" })
@@ -251,8 +254,7 @@ describe("the replicated journal on JetStream", () => {
     phase = "restarting the node"
     await c.restart(victim)
     phase = "waiting for the node to be current"
-    // Catching up after a SIGKILL took over 90 s once beside a full test run (load 10 on 2 cores).
-    await waitCurrent(jsm, "KILL", leader, 180_000)
+    await waitCurrent(jsm, "KILL", leader)
     phase = "moving the stream's leadership back"
     await moveLeaderTo(ncA, jsm, "KILL", leader)
     phase = "appending 5 more"
@@ -268,8 +270,13 @@ describe("the replicated journal on JetStream", () => {
     }
     expect(await log.lastPosition()).toBe(65)
     await ncB.close()
-  }, 420_000)
+  }, 4 * SETTLE_MS)
 })
+
+/** What each node said last (elections, catch-up, errors on damaged blocks), for a failed wait. */
+const printNodeLogs = (cluster: NatsCluster): void => {
+  for (const n of cluster.nodes) process.stderr.write(`--- ${n.name} (last 80 lines)\n${n.log.split("\n").slice(-80).join("\n")}\n`)
+}
 
 /** The stream's message blocks in a node's store (what a damaged disk would have damaged). */
 const blockFiles = (storeDir: string, stream: string): string[] => {
@@ -380,8 +387,11 @@ describe("a node whose stream files were damaged while it was down", () => {
       await whole.until(total)
       expectSame(whole, appended, 1)
       await whole.stop()
+    } catch (err) {
+      printNodeLogs(cl)
+      throw err
     } finally {
       await cl.close()
     }
-  }, 300_000)
+  }, 4 * SETTLE_MS)
 })

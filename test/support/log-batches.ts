@@ -93,8 +93,17 @@ export const collect = (log: ReplicatedLog, from: LogPosition): Collector => {
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
+/**
+ * How long a test waits for JetStream to settle (a leader elected, a restarted node current): a
+ * hang bound, not a speed expectation. Alone, or beside eight CPU hogs or fsync hogs, it takes
+ * 1–20 s; inside a full test run with other suites' real processes beside it (load 10–14 on two
+ * cores), a restarted node once took over 90 s to be current and a stream once had no leader for
+ * over 90 s after its leader's SIGKILL. The failing waits print each node's log (the callers do).
+ */
+export const SETTLE_MS = 300_000
+
 /** Polls `probe` until it returns a value other than undefined (JetStream state moves on its own). */
-export const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => {
+export const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = SETTLE_MS): Promise<T> => {
   const deadline = performance.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -114,7 +123,7 @@ export const streamLeader = (jsm: JetStreamManager, stream: string): Promise<str
   until(`a leader for ${stream}`, async () => (await jsm.streams.info(stream)).cluster?.leader || undefined)
 
 /** Resolves once `node` is an online, current replica (or the leader) of the stream. */
-export const waitCurrent = async (jsm: JetStreamManager, stream: string, node: string, timeoutMs = 90_000): Promise<true> => {
+export const waitCurrent = async (jsm: JetStreamManager, stream: string, node: string, timeoutMs = SETTLE_MS): Promise<true> => {
   let seen = "nothing"
   try {
     return await until(
@@ -152,5 +161,5 @@ export const moveLeaderTo = (nc: NatsConnection, jsm: JetStreamManager, stream: 
       await streamLeader(jsm, stream)
       return undefined
     },
-    120_000
+    SETTLE_MS
   )

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { ensureNatsServer } from "../../scripts/nats-server.ts"
 
@@ -47,14 +47,16 @@ export const freePort = (): Promise<number> =>
     })
   })
 
-const configOf = (node: NatsNode, all: ReadonlyArray<NatsNode>): string => {
+const configOf = (node: NatsNode, all: ReadonlyArray<NatsNode>, clusterName: string): string => {
   const routes = all.filter((n) => n !== node).map((n) => `nats-route://127.0.0.1:${n.clusterPort}`)
   return [
     `server_name: ${node.name}`,
     `listen: 127.0.0.1:${node.port}`,
     // What twinbook asks of production: an acknowledged write is on disk (docs/cluster.md).
     `jetstream { store_dir: "${node.storeDir}", sync_interval: always }`,
-    ...(all.length > 1 ? [`cluster { name: twinbook, listen: 127.0.0.1:${node.clusterPort}, routes: [${routes.join(", ")}] }`] : [])
+    // A cluster name of its own: a route to a port another suite's node took while one of ours
+    // was down is refused (names differ) instead of joining two test clusters into one.
+    ...(all.length > 1 ? [`cluster { name: ${clusterName}, listen: 127.0.0.1:${node.clusterPort}, routes: [${routes.join(", ")}] }`] : [])
   ].join("\n")
 }
 
@@ -128,6 +130,7 @@ export const startNatsCluster = async (size: 1 | 3 = 3): Promise<NatsCluster> =>
 const startNatsClusterOnce = async (size: 1 | 3): Promise<NatsCluster> => {
   const binary = await ensureNatsServer()
   const dir = mkdtempSync(join(tmpdir(), "twinbook-nats-"))
+  const clusterName = `twinbook-${basename(dir).slice("twinbook-nats-".length)}`
   const nodes: NatsNode[] = []
   for (let i = 0; i < size; i++) {
     const storeDir = join(dir, `n${i + 1}`)
@@ -137,7 +140,7 @@ const startNatsClusterOnce = async (size: 1 | 3): Promise<NatsCluster> => {
   }
   const startNode = async (node: NatsNode): Promise<void> => {
     const conf = join(dir, `${node.name}.conf`)
-    writeFileSync(conf, configOf(node, nodes))
+    writeFileSync(conf, configOf(node, nodes, clusterName))
     const child = spawn(binary, ["-c", conf], { stdio: ["ignore", "pipe", "pipe"] })
     node.process = child
     child.once("exit", () => {
