@@ -17,6 +17,8 @@ import "./styles.css"
 const route = signal(location.hash.replace(/^#/, "") || "/")
 addEventListener("hashchange", () => {
   route.value = location.hash.replace(/^#/, "") || "/"
+  // A toast belongs to the page it was raised on: left up, it would cover the next page (e.g. its Open orders).
+  toast.value = null
   scrollTo(0, 0)
 })
 

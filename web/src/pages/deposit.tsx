@@ -70,16 +70,21 @@ interface Progress { stage: string; amount_micro?: number; tx_signature?: string
 
 const STAGES = ["detected", "confirming", "credited"] as const
 
+/** The deposit's stages, each with its state in text and a mark (✓ done, … next), not by colour alone. */
 const Stages = ({ p }: { p: Progress | null }) => {
   const stage = p?.stage ?? "idle"
   const reached = STAGES.indexOf(stage as never)
   return (
-    <div class="stages" data-testid="deposit-stage" data-stage={stage}>
-      {STAGES.map((s, i) => <span class={i <= reached ? "done" : ""}>{i + 1}. {s}</span>)}
-      {stage === "error" && <span class="bad">error: {p?.error}</span>}
-      {stage === "idle" && <span class="muted">no deposit seen yet</span>}
-      {p?.amount_micro !== undefined && <span class="muted">{formatUsd(p.amount_micro)} · updated {formatTime(p.updated_at)}</span>}
-    </div>
+    <ol class="stages" aria-label="Deposit progress" data-testid="deposit-stage" data-stage={stage}>
+      {STAGES.map((s, i) => (
+        <li class={i <= reached ? "done" : ""} data-done={i <= reached}>
+          <span aria-hidden="true">{i <= reached ? "✓ " : "○ "}</span>{i + 1}. {s}<span class="sr-only">{i <= reached ? " (done)" : " (not yet)"}</span>
+        </li>
+      ))}
+      {stage === "error" && <li class="bad"><span aria-hidden="true">✕ </span>error: {p?.error}</li>}
+      {stage === "idle" && <li class="note">no deposit seen yet</li>}
+      {p?.amount_micro !== undefined && <li class="note">{formatUsd(p.amount_micro)} · updated {formatTime(p.updated_at)}</li>}
+    </ol>
   )
 }
 
@@ -97,11 +102,12 @@ export const DepositPage = () => {
   const history = useHistory()
   void portfolioVersion.value
 
-  // The linked wallet, if any.
+  // The linked wallet, if any. GET /v1/wallet/{user} answers 404 until a link, which the browser
+  // logs as an error for every new user; the rewards read answers 200 with `wallet` (or null) instead.
   useEffect(() => {
     if (k === null) return
-    fetch(apiUrl(`/v1/wallet/${k.user}`))
-      .then(async (r) => setLinked(r.status === 200 ? ((await r.json()) as { wallet: string }).wallet : null))
+    getJson<{ wallet: string | null }>(apiUrl(`/v1/rewards/me?user=${encodeURIComponent(k.user)}`))
+      .then((r) => setLinked(r.wallet))
       .catch(() => setLinked(null))
   }, [k?.user])
 
@@ -184,6 +190,7 @@ export const DepositPage = () => {
   return (
     <section>
       <h1>Deposit & withdraw</h1>
+      <p class="lead" data-testid="currency-note">Amounts here are in dollars, as is your balance. On the chain you deposit and withdraw <b>USDG</b>, the deposit chain's dollar token: 1 USDG credits $1.00, and a $1.00 withdrawal pays 1 USDG.</p>
       <div class="two">
         <div class="card">
           <h2>1. Wallet</h2>
@@ -229,7 +236,7 @@ export const DepositPage = () => {
       <div class="card">
         <h2>3. Send</h2>
         <div class="row">
-          <label class="inline">Amount (USDG)<input value={amount} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} data-testid="deposit-amount" /></label>
+          <label class="inline">Amount ($)<input value={amount} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} data-testid="deposit-amount" /></label>
           {cfg.faucet && wallet?.kind === "dev" && (
             <button class="btn primary" disabled={busy !== null || addr === null || linked === null} onClick={faucetAndSend} data-testid="faucet">
               {busy === "faucet" ? "Minting and sending…" : "Get test USDG and deposit it"}
@@ -245,7 +252,7 @@ export const DepositPage = () => {
         <h2>Withdraw</h2>
         <p class="small">Withdrawals go only to the linked wallet{linked ? <> (<code>{linked}</code>)</> : ""}, signed with your key.</p>
         <div class="row">
-          <label class="inline">Amount (USDC)<input value={wAmount} onInput={(e) => setWAmount((e.target as HTMLInputElement).value)} data-testid="withdraw-amount" /></label>
+          <label class="inline">Amount ($)<input value={wAmount} onInput={(e) => setWAmount((e.target as HTMLInputElement).value)} data-testid="withdraw-amount" /></label>
           <button class="btn" disabled={busy !== null || !linked} onClick={withdraw} data-testid="withdraw">Withdraw</button>
         </div>
         {history !== null && history.withdrawals.length > 0 && (
