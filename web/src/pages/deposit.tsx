@@ -7,7 +7,7 @@ import type { Address, Hex } from "viem"
 import { describeError, type ErrorBody } from "../errors.ts"
 import { formatTime, formatUsd, parseUsdToMicro } from "../format.ts"
 import { balance, portfolioVersion } from "../portfolio-store.ts"
-import { apiUrl, client, config, depositUrl, getJson, key, noteSurface, notify } from "../session.ts"
+import { apiUrl, client, config, depositUrl, getJson, key, noteSurface, notifyHere } from "../session.ts"
 import { useHistory } from "./portfolio.tsx"
 
 const DEV_WALLET = "twinbook.devwallet.v1"
@@ -133,11 +133,12 @@ export const DepositPage = () => {
 
   if (k === null) return <section class="narrow"><h1>Deposit</h1><p><a href="#/account">Sign in</a> first: deposits credit your account key.</p></section>
 
-  const step = async (label: string, f: () => Promise<void>) => {
+  const step = async (label: string, f: (notify: ReturnType<typeof notifyHere>) => Promise<void>) => {
+    const notify = notifyHere()
     setBusy(label)
     setError(null)
     try {
-      await f()
+      await f(notify)
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e))
     } finally {
@@ -145,7 +146,7 @@ export const DepositPage = () => {
     }
   }
 
-  const link = () => step("link", async () => {
+  const link = () => step("link", async (notify) => {
     if (wallet === null) throw new Error("Connect a wallet first.")
     const w = wallet.address.toLowerCase()
     // Both keys sign the same four lines: the user key here, the EVM wallet via personal_sign.
@@ -155,7 +156,7 @@ export const DepositPage = () => {
     notify("ok", "Wallet linked: deposits from it credit this account, withdrawals go only to it.")
   })
 
-  const faucetAndSend = () => step("faucet", async () => {
+  const faucetAndSend = () => step("faucet", async (notify) => {
     if (wallet === null || addr === null) throw new Error("Connect and link a wallet first.")
     const micro = parseUsdToMicro(amount)
     if (micro === null || micro < addr.min_usdg_micro || micro > addr.max_usdc_per_tx_micro) {
@@ -168,7 +169,7 @@ export const DepositPage = () => {
     notify("ok", `Sent ${formatUsd(micro)} test USDG to your deposit address; watch it credit below.`)
   })
 
-  const send = () => step("send", async () => {
+  const send = () => step("send", async (notify) => {
     if (wallet === null || addr === null) throw new Error("Connect a wallet first.")
     const micro = parseUsdToMicro(amount)
     if (micro === null) throw new Error("Enter an amount, e.g. 25 or 25.50.")
@@ -176,7 +177,7 @@ export const DepositPage = () => {
     notify("ok", "Transfer sent.")
   })
 
-  const withdraw = () => step("withdraw", async () => {
+  const withdraw = () => step("withdraw", async (notify) => {
     const micro = parseUsdToMicro(wAmount)
     if (micro === null || micro <= 0) throw new Error("Enter a positive amount.")
     if (linked === null || linked === undefined) throw new Error("Link a wallet first: withdrawals go only to it.")

@@ -12,7 +12,7 @@ import { midExcluding, yesTerms } from "../bot/loop.ts"
 import { describeError, type ErrorBody } from "../errors.ts"
 import { formatCents, formatTime, formatUsd } from "../format.ts"
 import { balance } from "../portfolio-store.ts"
-import { apiUrl, client, getJson, key, noteLpOpen, noteSurface, notify } from "../session.ts"
+import { apiUrl, client, getJson, key, noteLpOpen, noteSurface, notifyHere } from "../session.ts"
 
 const PRESET_TEXT: Readonly<Record<PresetName, string>> = {
   conservative: "Wide quotes (4¢), 2 levels, 30% of capital deployed; stops at −5%.",
@@ -105,6 +105,7 @@ const BotPanel = () => {
       <p class="muted small">The bot runs in this tab: keep it open. Closing the tab stops it and cancels its quotes (best effort); for quoting while you are away, use the server-managed bot below.</p>
       {running || s.quotes.length > 0 ? (
         <button class="btn danger" disabled={stopping} data-testid="bot-stop" onClick={async () => {
+          const notify = notifyHere()
           setStopping(true)
           await stopBrowserBot()
           setStopping(false)
@@ -152,6 +153,7 @@ const ServerBot = ({ marketId, build }: { marketId: string; build: () => FormRes
     return res.body
   }
   const act = async (f: () => Promise<string>) => {
+    const notify = notifyHere()
     setBusy(true)
     setError(null)
     try {
@@ -260,7 +262,7 @@ export const EarnPage = () => {
       {left !== null && !running && (
         <div class="callout" data-testid="bot-leftover">
           An in-browser bot was running when this tab last closed; {left.length} of its quotes still rest.{" "}
-          <button class="btn small" onClick={async () => { await stopBrowserBot(); notify("ok", "Left-over quotes cancelled.") }} data-testid="bot-leftover-cancel">Cancel them</button>
+          <button class="btn small" onClick={async () => { const notify = notifyHere(); await stopBrowserBot(); notify("ok", "Left-over quotes cancelled.") }} data-testid="bot-leftover-cancel">Cancel them</button>
         </div>
       )}
       <div class="two">

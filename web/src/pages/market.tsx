@@ -7,7 +7,7 @@ import { subscribe } from "../feed.ts"
 import { formatCents, formatTime, formatUsd, parseCentsToBps, previewOrder } from "../format.ts"
 import { MarketLink, rememberMarkets } from "../market-names.tsx"
 import { openOrders, portfolioVersion } from "../portfolio-store.ts"
-import { apiUrl, getJson, key, notify } from "../session.ts"
+import { apiUrl, getJson, key, notifyHere } from "../session.ts"
 import { cancelAll, cancelOrder, placeOrder } from "../trade.ts"
 
 /** The browser's language when Intl accepts it, else "en-US". */
@@ -283,6 +283,7 @@ export const Ticket = ({ marketId, takerFeeBps }: { marketId: string; takerFeeBp
   const cannotSell = side === "sell" && held !== null && (held === 0 || (Number.isSafeInteger(sizeN) && sizeN > held))
   const submit = async () => {
     if (!preview.ok || priceBps === null || cannotSell) return
+    const notify = notifyHere()
     setBusy(true)
     setError(null)
     const r = await placeOrder({ market_id: marketId, side, outcome, price: priceBps, size: sizeN, order_type: type })
@@ -353,6 +354,7 @@ export const OrdersTable = ({ marketId }: { marketId?: string }) => {
         <h2>Open orders</h2>
         {orders.length > 0 && (
           <button class="btn small danger" data-testid="cancel-all" onClick={async () => {
+            const notify = notifyHere()
             const r = await cancelAll(marketId)
             if (!r.ok) setError(r.message)
             else notify("ok", `Cancelled ${r.value.cancelled} order(s).`)
