@@ -192,12 +192,12 @@ describe("the web app in Chromium", () => {
     await hasText(page.getByTestId("ticket-preview"), "$4.00")
     await page.getByTestId("ticket-submit").click()
     // The order's toast does not follow to the next page: the portfolio's Open orders are not covered.
-    // (Nor does a toast of an action that ends after the person left its page, like the faucet's
-    // "Sent …" when the wallet's receipt comes after the credit was seen: that one once showed up here.)
     await page.getByTestId("toast").filter({ hasText: "resting" }).waitFor()
     await page.getByTestId("nav-portfolio").click()
+    // The portfolio page itself (the market page has Open orders too).
+    await page.getByTestId("balance-available").waitFor()
     await page.getByTestId("open-order").first().waitFor({ timeout: 15_000 })
-    expect(await page.getByTestId("toast").allTextContents()).toEqual([])
+    expect((await page.getByTestId("toast").allTextContents()).join(" | ")).toBe("")
     // Open orders name the market by its question (4th column).
     await hasText(page.getByTestId("open-orders").locator("tbody td:nth-child(4) a"), await questionOf(marketId))
     await page.goto(`${stand.web.url}/#/m/${encodeURIComponent(marketId)}`)
@@ -226,13 +226,17 @@ describe("the web app in Chromium", () => {
     await eventually("the chart's first candle, live", async () => (await noCandles.count()) === 0 && (await page.getByTestId("candles").isVisible()))
     expect(await page.getByTestId("candles").getAttribute("data-bars")).toBe("1")
     const chart = await waitFor("the chart's price axis", async () => {
-      const c = (await page.evaluate(() => (globalThis as any).__twinbookChart?.())) as { bars: number; range: { from: number; to: number } | null } | undefined
-      return c?.range != null ? { bars: c.bars, range: c.range } : undefined
+      const c = (await page.evaluate(() => (globalThis as any).__twinbookChart?.())) as
+        | { bars: number; range: { from: number; to: number } | null; logical: { from: number; to: number } | null }
+        | undefined
+      return c?.range != null && c.logical != null ? { bars: c.bars, range: c.range, logical: c.logical } : undefined
     }, 10_000, 50)
     expect(chart.bars).toBe(1)
     expect(chart.range.to - chart.range.from).toBeGreaterThanOrEqual(0.03)
     expect(chart.range.from).toBeLessThan(0.55)
     expect(chart.range.to).toBeGreaterThan(0.55)
+    // Room right of the newest bar (index bars − 1), so its centred time label is not cut at the edge.
+    expect(chart.logical.to - (chart.bars - 1)).toBeGreaterThanOrEqual(2)
     await screenshots(page, "1-market-first-trade")
 
     // The WebSocket drops (FeedClient.dropConnection, as a network loss would): the page says so

@@ -209,8 +209,10 @@ const Candles = ({ marketId }: { marketId: string }) => {
       bars = r.candles.map((c) => ({ time: c.t, open: c.o, high: c.h, low: c.l, close: c.c }))
       restLoaded = true
       foldAll()
-      // For the browser tests: what the chart holds and the price range its axis shows.
-      ;(globalThis as { __twinbookChart?: unknown }).__twinbookChart = () => ({ marketId, interval, bars: bars.length, range: series.priceScale().getVisibleRange() })
+      // For the browser tests: what the chart holds, the price range its axis shows, and the bars in view (logical indexes).
+      ;(globalThis as { __twinbookChart?: unknown }).__twinbookChart = () => ({
+        marketId, interval, bars: bars.length, range: series.priceScale().getVisibleRange(), logical: chart.timeScale().getVisibleLogicalRange()
+      })
     })()
     return () => {
       disposed = true
