@@ -6,11 +6,14 @@
 // the bot resumes. Then, each a new person in a browser context of their own: sign out and back
 // in with the downloaded backup; closing the tab while the bot quotes (its cancels, and the
 // next visit's offer when they fail); an injected EIP-1193 wallet forwarding to Anvil.
-// Each journey saves desktop and phone screenshots under out/web/.
+// Each journey saves desktop and phone screenshots under out/web/, and axe-core checks every page
+// it visits (markets, market, portfolio, account, deposit, Earn running and stopped) at 0 serious
+// or critical violations.
 import { readFileSync } from "node:fs"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ApiClient } from "../../src/client/api-client.ts"
+import { describeViolations, seriousViolations } from "./axe.ts"
 import { admin, getJson, nodeTrader, screenshots, type Stand, startStand, waitFor } from "./harness.ts"
 
 let stand: Stand
@@ -22,6 +25,8 @@ let user: string
 let maker: ApiClient
 let taker: ApiClient
 const pageErrors: string[] = []
+/** What the page logged as errors (a failed request shows here as "Failed to load resource: … 404"). */
+const consoleErrors: string[] = []
 
 /** Waits until the element's text contains `part`; fails with the text it had. */
 const hasText = async (locator: ReturnType<Page["getByTestId"]>, part: string): Promise<void> => {
@@ -42,6 +47,20 @@ const signUp = async (p: Page): Promise<string> => {
   return u
 }
 const text = async (testid: string): Promise<string> => (await page.getByTestId(testid).first().textContent()) ?? ""
+/** axe-core on the page as it is now: 0 serious or critical violations, else the failure lists them. */
+const expectAccessible = async (p: Page, name: string): Promise<void> => {
+  const violations = await seriousViolations(p)
+  expect(violations.length, `axe-core, ${name} page:\n${describeViolations(violations)}`).toBe(0)
+}
+/** Waits (up to `timeoutMs`) until `check` holds; fails with what it last saw. */
+const eventually = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
+  await waitFor(what, async () => ((await check()) ? true : undefined), timeoutMs, 50)
+}
+/** The question the service gives a market (an outcome of a multi-outcome event reads "<question> — <label>"). */
+const questionOf = async (id: string): Promise<string> => {
+  const ev = (await getJson(stand, `/v1/markets/${encodeURIComponent(id)}`)) as { outcomes: { market_id: string; question: string }[] }
+  return ev.outcomes.find((o) => o.market_id === id)!.question
+}
 const botState = (): Promise<{ state: string; quotes: { side: string; outcome: string }[]; requotesAtMs: number[]; netYes: number } | null> =>
   page.evaluate(() => (globalThis as any).__twinbookBot?.() ?? null)
 const restingOf = async (u: string): Promise<{ id: number; side: string; outcome: string; price: number; remaining: number }[]> => (await getJson(stand, `/v1/orders/all/${u}`)).orders
@@ -68,6 +87,9 @@ beforeAll(async () => {
   const ctx = await stand.browser.newContext({ viewport: { width: 1280, height: 900 } })
   page = await ctx.newPage()
   page.on("pageerror", (e) => pageErrors.push(String(e)))
+  page.on("console", (m) => {
+    if (m.type() === "error") consoleErrors.push(m.text())
+  })
 }, 240_000)
 
 afterAll(async () => {
@@ -78,22 +100,41 @@ describe("the web app in Chromium", () => {
   it("1. signs up, deposits test USDG from the faucet (credited live), places an order that shows in the book and cancels it", async () => {
     await page.goto(`${stand.web.url}/#/account`)
     await hasText(page.getByTestId("key-warning").first(), "Your key is your account")
+    await expectAccessible(page, "account (signed out)")
     await page.getByTestId("create-key").click()
     await page.getByTestId("whoami").waitFor()
     user = (await text("whoami")).trim()
     expect(user).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
     await waitFor("registered", async () => ((await text("session-state")).includes("registered") ? true : undefined))
+    await expectAccessible(page, "account")
     await screenshots(page, "1-account")
     await page.goto(`${stand.web.url}/#/`)
     await page.getByTestId("market-card").first().waitFor()
-    await page.getByTestId("market-search").fill("zzzz-no-such-market")
+    // The search box has a real label (not just its placeholder).
+    const search = page.getByLabel("Search markets", { exact: true })
+    expect(await search.getAttribute("data-testid")).toBe("market-search")
+    await search.fill("zzzz-no-such-market")
     await waitFor("search filters", async () => ((await page.getByTestId("market-card").count()) === 0 ? true : undefined), 10_000)
-    await page.getByTestId("market-search").fill("")
+    await search.fill("")
     await page.getByTestId("market-card").first().waitFor()
+    // A card whose book has no quotes says so in words (not "—"); the quoted one shows its mid.
+    const quoted = page.getByTestId("market-card").filter({ hasText: await questionOf(marketId) }).first()
+    await hasText(quoted, "50¢")
+    const emptyId = ((await getJson(stand, "/v1/markets?status=active&limit=500")).markets as { neg_risk: boolean; outcomes: { market_id: string }[] }[])
+      .filter((m) => !m.neg_risk).map((m) => m.outcomes[0]!.market_id).find((id) => id !== marketId && id !== marketId2)!
+    expect((await getJson(stand, `/v1/markets/${encodeURIComponent(emptyId)}/book`)).bids).toEqual([])
+    const empty = page.getByTestId("market-card").filter({ hasText: await questionOf(emptyId) }).first()
+    await hasText(empty, "no quotes")
+    expect(await empty.textContent()).not.toContain("—")
+    await expectAccessible(page, "markets")
     await screenshots(page, "1-markets")
 
     await page.goto(`${stand.web.url}/#/deposit`)
     await page.getByTestId("evm-wallet").waitFor()
+    // One currency wording: amounts in dollars; USDG (the chain's token) explained once; no "USDC".
+    await hasText(page.getByTestId("currency-note"), "1 USDG credits $1.00")
+    expect(await page.getByLabel("Amount ($)").count()).toBe(2) // deposit and withdraw
+    expect(await page.locator("main").textContent()).not.toContain("USDC")
     await page.getByTestId("link-wallet").click()
     await page.getByTestId("linked-wallet").waitFor()
     await page.getByTestId("deposit-address").waitFor()
@@ -107,30 +148,96 @@ describe("the web app in Chromium", () => {
     }, 60_000, 50)
     expect((await getJson(stand, `/v1/balance/${user}`)).available).toBe(100_000_000)
     await waitFor("balance shown", async () => ((await text("deposit-balance")).includes("$100.00") ? true : undefined))
+    // The stages say in text (and a mark) which are done, not by colour alone.
+    const stageText = await text("deposit-stage")
+    for (const [i, stage] of ["detected", "confirming", "credited"].entries()) expect(stageText).toContain(`✓ ${i + 1}. ${stage} (done)`)
+    await expectAccessible(page, "deposit")
+    // Before the link, the page asked for the linked wallet without a 404 (which the browser logs as an error).
+    expect(consoleErrors).toEqual([])
     await screenshots(page, "1-deposit-credited")
 
     await page.goto(`${stand.web.url}/#/m/${encodeURIComponent(marketId)}`)
     await page.getByTestId("ticket").waitFor()
-    // A refusal is shown in words: selling YES shares the user does not hold.
+    // The chart's heading is its name only; the interval buttons are a group beside it, pressed state exposed.
+    expect(await page.getByRole("heading", { name: "Price (YES)", exact: true }).count()).toBe(1)
+    expect(await page.getByTestId("candles-1m").getAttribute("aria-pressed")).toBe("true")
+    // The ticket starts at the best price: buy YES at the best ask (the maker's NO bid at 45¢ is a YES ask at 55¢), sell at the best bid.
+    await eventually("the ticket at the best ask", async () => (await page.getByTestId("ticket-price").inputValue()) === "55")
+    expect(await page.getByTestId("ticket-buy").getAttribute("aria-pressed")).toBe("true")
+    expect(await page.getByTestId("ticket-sell").getAttribute("aria-pressed")).toBe("false")
     await page.getByTestId("ticket-sell").click()
+    expect(await page.getByTestId("ticket-sell").getAttribute("aria-pressed")).toBe("true")
+    expect(await page.getByTestId("ticket-yes").getAttribute("aria-pressed")).toBe("true")
+    expect(await page.getByTestId("ticket-price").inputValue()).toBe("45")
+    // Selling YES shares the user does not hold: the preview says so and Sell is not offered.
+    await hasText(page.getByTestId("ticket-preview"), "You hold no YES shares")
+    expect(await page.getByTestId("ticket-submit").isDisabled()).toBe(true)
+    // A refusal is shown in words: a post-only buy that would cross the 55¢ ask.
+    await page.getByTestId("ticket-buy").click()
+    await page.getByTestId("ticket-type").selectOption("post_only")
     await page.getByTestId("ticket-price").fill("60")
     await page.getByTestId("ticket-size").fill("5")
     await page.getByTestId("ticket-submit").click()
-    await hasText(page.getByTestId("ticket-error"), "don't hold enough shares")
-    await hasText(page.getByTestId("ticket-error"), "insufficient_shares")
+    await hasText(page.getByTestId("ticket-error"), "would cross")
+    await hasText(page.getByTestId("ticket-error"), "would_cross")
+    await page.getByTestId("ticket-type").selectOption("gtc")
+    // Money to the cent, a cost rounded up: 1 contract at 40.05¢ costs at most $0.41, never "$0.4005".
+    await page.getByTestId("ticket-price").fill("40.05")
+    await page.getByTestId("ticket-size").fill("1")
+    await hasText(page.getByTestId("ticket-preview"), "Cost (at most)$0.41")
+    expect(await page.getByTestId("ticket-preview").textContent()).not.toMatch(/\$\d+\.\d{3}/)
     // Buy 10 YES at 40¢: the preview, then the order in the book (a level of its own).
-    await page.getByTestId("ticket-buy").click()
     await page.getByTestId("ticket-price").fill("40")
     await page.getByTestId("ticket-size").fill("10")
     await hasText(page.getByTestId("ticket-preview"), "$4.00")
     await page.getByTestId("ticket-submit").click()
+    // The order's toast does not follow to the next page: the portfolio's Open orders are not covered.
+    await page.getByTestId("toast").filter({ hasText: "resting" }).waitFor()
+    await page.getByTestId("nav-portfolio").click()
+    // The portfolio page itself (the market page has Open orders too).
+    await page.getByTestId("balance-available").waitFor()
+    await page.getByTestId("open-order").first().waitFor({ timeout: 15_000 })
+    expect((await page.getByTestId("toast").allTextContents()).join(" | ")).toBe("")
+    // Open orders name the market by its question (4th column).
+    await hasText(page.getByTestId("open-orders").locator("tbody td:nth-child(4) a"), await questionOf(marketId))
+    await page.goto(`${stand.web.url}/#/m/${encodeURIComponent(marketId)}`)
     await page.locator('[data-testid="book-bid"][data-price="4000"][data-size="10"]').waitFor({ timeout: 15_000 })
     expect((await restingOf(user)).map((o) => [o.side, o.outcome, o.price, o.remaining])).toEqual([["buy", "yes", 4000, 10]])
     await page.getByTestId("open-order").first().waitFor()
+    await expectAccessible(page, "market")
     await screenshots(page, "1-order-in-book")
+    // On a phone the ticket is near the top, on the first screen.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
+    const ticketBox = (await page.getByTestId("ticket").boundingBox())!
+    expect(ticketBox.y).toBeLessThan(844 / 2)
+    await page.setViewportSize({ width: 1280, height: 900 })
     await page.getByTestId("cancel-order").first().click()
     await page.locator('[data-testid="book-bid"][data-price="4000"]').waitFor({ state: "detached", timeout: 15_000 })
     expect(await restingOf(user)).toEqual([])
+
+    // The market's first trade (two Node traders): the chart draws it live, as Recent trades do, without a reload;
+    // its axis is padded around the one price (distinct labels, not six "55¢").
+    expect((await getJson(stand, `/v1/markets/${encodeURIComponent(marketId)}/trades`)).trades).toEqual([])
+    const noCandles = page.getByText("No trades in this 1m window yet")
+    await noCandles.waitFor()
+    expect((await taker.placeOrder({ market_id: marketId, side: "buy", outcome: "yes", price: 5500, size: 1, order_type: "ioc" })).status).toBe(200)
+    await page.getByTestId("trades").waitFor({ timeout: 15_000 })
+    await eventually("the chart's first candle, live", async () => (await noCandles.count()) === 0 && (await page.getByTestId("candles").isVisible()))
+    expect(await page.getByTestId("candles").getAttribute("data-bars")).toBe("1")
+    const chart = await waitFor("the chart's price axis", async () => {
+      const c = (await page.evaluate(() => (globalThis as any).__twinbookChart?.())) as
+        | { bars: number; range: { from: number; to: number } | null; logical: { from: number; to: number } | null }
+        | undefined
+      return c?.range != null && c.logical != null ? { bars: c.bars, range: c.range, logical: c.logical } : undefined
+    }, 10_000, 50)
+    expect(chart.bars).toBe(1)
+    expect(chart.range.to - chart.range.from).toBeGreaterThanOrEqual(0.03)
+    expect(chart.range.from).toBeLessThan(0.55)
+    expect(chart.range.to).toBeGreaterThan(0.55)
+    // Room right of the newest bar (index bars − 1), so its centred time label is not cut at the edge.
+    expect(chart.logical.to - (chart.bars - 1)).toBeGreaterThanOrEqual(2)
+    await screenshots(page, "1-market-first-trade")
 
     // The WebSocket drops (FeedClient.dropConnection, as a network loss would): the page says so
     // (the dot leaves "open"), then reconnects by itself and re-seeds. The states are recorded in
@@ -155,6 +262,12 @@ describe("the web app in Chromium", () => {
     await page.goto(`${stand.web.url}/#/earn`)
     await page.getByTestId("lp-market").selectOption(marketId)
     await page.getByTestId("lp-simple").click()
+    expect(await page.getByTestId("lp-simple").getAttribute("aria-pressed")).toBe("true")
+    expect(await page.getByTestId("lp-advanced").getAttribute("aria-pressed")).toBe("false")
+    // Nothing delegated yet: there is nothing for "Stop & revoke keys" to do.
+    await page.getByTestId("server-bot-session").waitFor()
+    await hasText(page.getByTestId("server-bot-session"), "none delegated")
+    expect(await page.getByTestId("server-revoke").isDisabled()).toBe(true)
     await page.getByTestId("lp-capital").fill("60")
     await page.getByTestId("preset-balanced").check()
     const t0 = Date.now()
@@ -166,6 +279,7 @@ describe("the web app in Chromium", () => {
     const quotedAfterMs = Date.now() - t0
     expect(quotedAfterMs).toBeLessThan(20_000)
     expect(bothSides(await restingOf(user))).toBe(true)
+    await expectAccessible(page, "Earn (bot running)")
     await screenshots(page, "2-bot-quoting")
 
     // Another user's buys take the bot's asks, twice across a re-quote: inventory too one-sided → paused.
@@ -193,31 +307,64 @@ describe("the web app in Chromium", () => {
     await screenshots(page, "2-bot-paused")
 
     await page.getByTestId("bot-stop").click()
-    await waitFor("stopped", async () => ((await botState())?.state === "stopped" ? true : undefined), 30_000)
+    await hasText(page.getByTestId("bot-state"), "stopped")
+    // The form unlocks as soon as the bot has stopped (it stayed "Bot running" for 20 s and more).
+    await eventually("Start offered again", async () => (await page.getByTestId("bot-start").isEnabled()) && (await text("bot-start")) === "Start in this browser", 5_000)
+    expect(await page.getByTestId("lp-market").isEnabled()).toBe(true)
+    expect((await botState())?.state).toBe("stopped")
     expect(await restingOf(user)).toEqual([])
     expect((await getJson(stand, `/v1/balance/${user}`)).locked).toBe(0)
+    await expectAccessible(page, "Earn (bot stopped)")
     await screenshots(page, "2-bot-stopped")
-    // The portfolio shows the NO shares the fills left, nothing locked, and the trades.
+    // The portfolio shows the NO shares the fills left, nothing locked, and the trades, each market by its question.
     await page.goto(`${stand.web.url}/#/portfolio`)
     await page.getByTestId("positions").waitFor()
     await waitFor("nothing locked", async () => ((await page.getByTestId("balance-locked").getAttribute("data-micro")) === "0" ? true : undefined))
+    const question = await questionOf(marketId)
+    // The position arrived live (user: channel frames carry the slug, not the question).
+    await eventually("the position named by its question", async () => ((await page.getByTestId("positions").locator("tbody td:first-child a").allTextContents()).includes(question)))
+    const history = page.locator(".card", { has: page.getByRole("heading", { name: "Trade history" }) }).locator("tbody td:nth-child(2) a")
+    expect(await history.count()).toBeGreaterThan(0)
+    await eventually("trade history named by question", async () => (await history.allTextContents()).every((n) => n === question))
+    await expectAccessible(page, "portfolio")
     await screenshots(page, "2-portfolio")
+    // Holding NO shares now, the ticket offers to sell them and says how many.
+    await page.goto(`${stand.web.url}/#/m/${encodeURIComponent(marketId)}`)
+    await page.getByTestId("ticket-sell").click()
+    await page.getByTestId("ticket-no").click()
+    await page.getByTestId("ticket-size").fill("1")
+    await hasText(page.getByTestId("ticket-preview"), "NO shares free to sell")
+    expect(await page.getByTestId("ticket-submit").isEnabled()).toBe(true)
     await page.goto(`${stand.web.url}/#/earn`)
     await page.getByTestId("lp-form").waitFor()
     await page.locator(`[data-testid="lp-market"] option[value="${marketId}"]`).waitFor({ state: "attached" })
     await page.getByTestId("lp-market").selectOption(marketId)
   }, 180_000)
 
-  it("3. an Advanced form with a bad field names the field", async () => {
+  it("3. an Advanced form with a bad field names the field, with its range, as you type, and clears it once fixed", async () => {
     await page.getByTestId("lp-advanced").click()
+    expect(await page.getByTestId("lp-advanced").getAttribute("aria-pressed")).toBe("true")
+    // One currency wording on Earn too: dollars, no "USDC".
+    expect(await page.locator("main").textContent()).not.toContain("USDC")
     await page.getByTestId("adv-spread").fill("0.01") // 1 bps: below the 2 bps minimum
-    await page.getByTestId("bot-start").click()
-    await hasText(page.getByTestId("error-spread"), "Spread")
-    await hasText(page.getByTestId("error-spread"), "0.02¢")
+    await page.getByTestId("adv-spread").blur()
+    // Shown without pressing Start, linked to its field (aria-describedby), with the allowed range.
+    await hasText(page.getByTestId("error-spread"), "Spread: must be between 0.02¢ and 99.98¢")
+    const describedBy = await page.getByTestId("adv-spread").getAttribute("aria-describedby")
+    expect(describedBy).not.toBeNull()
+    expect(await page.locator(`[id="${describedBy}"]`).getAttribute("data-testid")).toBe("error-spread")
+    expect(await page.getByTestId("adv-spread").getAttribute("aria-invalid")).toBe("true")
+    // Text that is not a spread in cents still gets the range.
+    await page.getByTestId("adv-spread").fill("150")
+    await hasText(page.getByTestId("error-spread"), "must be between 0.02¢ and 99.98¢")
+    await expectAccessible(page, "Earn (Advanced, a field in error)")
+    // Fixed: the error goes at once, no Start needed.
     await page.getByTestId("adv-spread").fill("2")
+    await page.getByTestId("error-spread").waitFor({ state: "detached", timeout: 5_000 })
+    expect(await page.getByTestId("adv-spread").getAttribute("aria-describedby")).toBeNull()
     await page.getByTestId("adv-levels").fill("many")
     await page.getByTestId("bot-start").click()
-    await hasText(page.getByTestId("error-levels"), "Levels per side")
+    await hasText(page.getByTestId("error-levels"), "Levels per side: must be a whole number from 1 to 10")
     expect(await page.getByTestId("error-spread").count()).toBe(0)
     expect((await botState())?.state).toBe("stopped") // nothing started
     await screenshots(page, "3-advanced-invalid")
@@ -299,6 +446,11 @@ describe("the web app in Chromium", () => {
       const u = await signUp(p)
       await admin(stand, "/v1/admin/credit", { user: u, amount_micro: 7_000_000 })
       await hasText(p.getByTestId("header-balance"), "$7.00")
+      // The Simple capital starts at no more than the balance ($100 would be refused with $7 available).
+      await p.goto(`${stand.web.url}/#/earn`)
+      await p.getByTestId("lp-capital").waitFor()
+      expect(await p.getByTestId("lp-capital").inputValue()).toBe("7")
+      await p.goto(`${stand.web.url}/#/account`)
       await p.getByTestId("show-secret").click()
       const shown = ((await p.getByTestId("secret").textContent()) ?? "").trim()
       const [download] = await Promise.all([p.waitForEvent("download"), p.getByTestId("download-backup").click()])

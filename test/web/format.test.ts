@@ -18,17 +18,22 @@ describe("formatting", () => {
     expect(formatProb(null)).toBe("—")
   })
 
-  it("micro-USDC as dollars: rounded to the cent, or exact", () => {
+  it("micro-USDC as dollars: always to the cent, rounded to the nearest, up or down", () => {
     expect(formatUsd(0)).toBe("$0.00")
     expect(formatUsd(1_234_567_890)).toBe("$1,234.57")
     expect(formatUsd(1_234_564_999)).toBe("$1,234.56")
     expect(formatUsd(5_000)).toBe("$0.01") // half a cent rounds up
-    expect(formatUsd(4_999)).toBe("$0.00")
+    expect(formatUsd(4_999)).toBe("<$0.01") // not zero, but less than a cent
     expect(formatUsd(-1_500_000)).toBe("−$1.50")
+    expect(formatUsd(-5_000)).toBe("−$0.01")
     expect(formatUsd(2_500_000, { sign: true })).toBe("+$2.50")
-    expect(formatUsd(1_234_567_890, { exact: true })).toBe("$1,234.56789")
-    expect(formatUsd(4_000_000, { exact: true })).toBe("$4.00")
-    expect(formatUsd(1, { exact: true })).toBe("$0.000001")
+    // The ticket's $0.5005: a cost rounds up (never exceeded), proceeds and profit round down.
+    expect(formatUsd(500_500, { round: "up" })).toBe("$0.51")
+    expect(formatUsd(500_500, { round: "down" })).toBe("$0.50")
+    expect(formatUsd(500_000, { round: "up" })).toBe("$0.50")
+    expect(formatUsd(-500_500, { round: "down" })).toBe("−$0.51")
+    expect(formatUsd(-500_500, { round: "up" })).toBe("−$0.50")
+    expect(formatUsd(1, { round: "up" })).toBe("$0.01")
   })
 
   it("parses typed amounts to integers without floats", () => {
@@ -86,8 +91,11 @@ describe("Earn forms", () => {
     expect(advancedForm({ ...good, spread: "0.01" })).toEqual({ ok: false, errors: { spread: "must be between 0.02¢ and 99.98¢" } })
     expect(advancedForm({ ...good, levels: "11" })).toEqual({ ok: false, errors: { levels: "must be a whole number from 1 to 10" } })
     expect(advancedForm({ ...good, skew: "0" })).toEqual({ ok: false, errors: { skew: "must be a whole number from 1 to 100" } })
-    expect(advancedForm({ ...good, interval: "1.5" })).toEqual({ ok: false, errors: { interval: "enter a whole number" } })
-    expect(advancedForm({ ...good, capital: "0.5" })).toEqual({ ok: false, errors: { capital: "must be between 1 and 2251799813.685248 USDC" } })
+    expect(advancedForm({ ...good, interval: "1.5" })).toEqual({ ok: false, errors: { interval: "must be a whole number from 1 to 86400" } })
+    expect(advancedForm({ ...good, capital: "0.5" })).toEqual({ ok: false, errors: { capital: "must be between $1.00 and $2,251,799,813.68" } })
+    // Text that is not a number of the field's kind still gives the range (docs/web.md promises one).
+    expect(advancedForm({ ...good, spread: "150" })).toEqual({ ok: false, errors: { spread: "must be between 0.02¢ and 99.98¢ (cents, e.g. 2 or 1.5)" } })
+    expect(advancedForm({ ...good, spread: "wide" })).toEqual({ ok: false, errors: { spread: "must be between 0.02¢ and 99.98¢ (cents, e.g. 2 or 1.5)" } })
     const two = advancedForm({ ...good, contracts: "x", stopLoss: "-1" })
     expect(two.ok === false && Object.keys(two.errors).sort()).toEqual(["contracts", "stopLoss"])
   })
@@ -95,7 +103,7 @@ describe("Earn forms", () => {
   it("Simple: capital plus a preset, the same params as the server's preset", () => {
     const r = simpleForm("250", "conservative")
     expect(r.ok && r.params).toEqual(paramsFromPreset("conservative", 250_000_000))
-    expect(simpleForm("", "balanced")).toEqual({ ok: false, errors: { capital: "enter an amount in USDC, e.g. 100" } })
+    expect(simpleForm("", "balanced")).toEqual({ ok: false, errors: { capital: "must be between $1.00 and $2,251,799,813.68 (dollars, e.g. 100)" } })
     expect(simpleForm("100", "yolo")).toEqual({ ok: false, errors: { preset: "choose a risk preset" } })
   })
 })

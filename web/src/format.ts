@@ -16,23 +16,21 @@ export const formatCents = (priceBps: number): string => {
 }
 
 /**
- * Micro-USDC as dollars: 1_234_567_890 → "$1,234.57" (rounded half up to the cent), with
- * `exact` all six decimals trimmed to at least two: "$1,234.56789". Negative: "−$1.50".
+ * Micro-USDC as dollars, always to the cent (the page never shows a sub-cent amount such as
+ * "$0.5005"): 1_234_567_890 → "$1,234.57". `round` says which way: "nearest" (the default, half
+ * a cent up in magnitude), "up" (towards +∞: a cost the order never exceeds) or "down" (towards
+ * −∞: proceeds or profit it never falls below). An amount that is not zero but rounds to zero
+ * reads "<$0.01", so a small rebate does not look like nothing. Negative: "−$1.50".
  */
-export const formatUsd = (micro: number, opts: { exact?: boolean; sign?: boolean } = {}): string => {
-  const neg = micro < 0
-  const abs = Math.abs(micro)
-  let body: string
-  if (opts.exact === true) {
-    const whole = Math.floor(abs / MICRO_PER_CONTRACT)
-    const frac = String(abs % MICRO_PER_CONTRACT).padStart(6, "0").replace(/0{1,4}$/, "")
-    body = `${group(String(whole))}.${frac.padEnd(2, "0")}`
-  } else {
-    const cents = Math.floor((abs + 5_000) / 10_000)
-    body = `${group(String(Math.floor(cents / 100)))}.${String(cents % 100).padStart(2, "0")}`
-  }
+export const formatUsd = (micro: number, opts: { round?: "nearest" | "up" | "down"; sign?: boolean } = {}): string => {
+  const round = opts.round ?? "nearest"
+  const cents =
+    round === "up" ? Math.ceil(micro / 10_000) : round === "down" ? Math.floor(micro / 10_000) : Math.sign(micro) * Math.floor((Math.abs(micro) + 5_000) / 10_000)
+  const neg = cents < 0 || (cents === 0 && micro < 0)
   const prefix = neg ? "−" : opts.sign === true && micro > 0 ? "+" : ""
-  return `${prefix}$${body}`
+  if (cents === 0 && micro !== 0) return `${prefix}<$0.01`
+  const abs = Math.abs(cents)
+  return `${prefix}$${group(String(Math.floor(abs / 100)))}.${String(abs % 100).padStart(2, "0")}`
 }
 
 /** "12.5" or "12.50" or "$1,000" → micro; null when not a non-negative amount with ≤ 6 decimals. */

@@ -2,7 +2,7 @@
 import { render } from "preact"
 import { useEffect } from "preact/hooks"
 import { signal } from "@preact/signals"
-import { config, key, loadConfig, registered, register, restoreKey, surfaces, toast, wsState } from "./session.ts"
+import { config, key, loadConfig, pageChanged, registered, register, restoreKey, surfaces, toast, wsState } from "./session.ts"
 import { startFeed } from "./feed.ts"
 import { formatUsd, shortKey } from "./format.ts"
 import { balance, startPortfolio } from "./portfolio-store.ts"
@@ -17,6 +17,8 @@ import "./styles.css"
 const route = signal(location.hash.replace(/^#/, "") || "/")
 addEventListener("hashchange", () => {
   route.value = location.hash.replace(/^#/, "") || "/"
+  // A toast belongs to the page it was raised on: left up, it would cover the next page (e.g. its Open orders).
+  pageChanged()
   scrollTo(0, 0)
 })
 

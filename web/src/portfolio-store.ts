@@ -3,6 +3,7 @@
 // (re)subscribe.
 import { effect, signal } from "@preact/signals"
 import { subscribe } from "./feed.ts"
+import { rememberNames } from "./market-names.tsx"
 import { apiUrl, getJson, key } from "./session.ts"
 
 export interface BalanceView { readonly available: number; readonly locked: number; readonly total: number }
@@ -35,15 +36,24 @@ export const openOrders = signal<ReadonlyArray<OpenOrder>>([])
 /** Bumped on every portfolio frame: history tables re-read on it. */
 export const portfolioVersion = signal(0)
 
+/** Portfolio frames applied so far: a REST re-seed that a frame overtook is dropped. */
+let framesApplied = 0
+
 export const reseedPortfolio = async (): Promise<void> => {
   const k = key.value
   if (k === null) return
+  const framesBefore = framesApplied
   const [b, p, o] = await Promise.all([
     getJson<BalanceView>(apiUrl(`/v1/balance/${k.user}`)),
     getJson<{ positions: PositionRow[] }>(apiUrl(`/v1/positions/all/${k.user}`)),
     getJson<{ orders: OpenOrder[] }>(apiUrl(`/v1/orders/all/${k.user}`))
   ])
   if (key.value?.user !== k.user) return
+  // The REST rows carry each market's question; the user channel's do not (SPEC §6): keep them by id.
+  rememberNames(p.positions.map((x) => [x.market_id, x.question]))
+  // A frame applied while these reads were on their way may be newer than some of them (the three
+  // reads answer at different moments): keep the frame. Every later change brings a frame anyway.
+  if (framesApplied !== framesBefore) return
   balance.value = b
   positions.value = p.positions
   openOrders.value = o.orders
@@ -66,6 +76,7 @@ export const startPortfolio = (): void => {
       if (e.type === "state" && e.state === "open") void reseedPortfolio().catch(() => {})
       if (e.type !== "portfolio" || e.user !== k.user) return
       const s = e.state as unknown as { balance: BalanceView; positions: PositionRow[]; open_orders: OpenOrder[] }
+      framesApplied++
       balance.value = s.balance
       positions.value = s.positions
       openOrders.value = s.open_orders

@@ -30,6 +30,24 @@ export const notify = (kind: "ok" | "error", text: string): void => {
   toast.value = { kind, text }
 }
 
+/** Bumped on every navigation (main.tsx), which also clears the toast. */
+let pageGeneration = 0
+export const pageChanged = (): void => {
+  pageGeneration++
+  toast.value = null
+}
+/**
+ * A notify for an action started now that stays quiet if the person has left the page by the
+ * time the action ends (an order answered or a wallet receipt after navigating away): a toast
+ * belongs to the page it was raised on, not over the next page's content.
+ */
+export const notifyHere = (): typeof notify => {
+  const gen = pageGeneration
+  return (kind, text) => {
+    if (gen === pageGeneration) notify(kind, text)
+  }
+}
+
 /** /config.json from web/server.ts; under `npm run web:dev` the Vite proxy makes the page's own origin the API. */
 export const loadConfig = async (): Promise<WebConfig> => {
   try {

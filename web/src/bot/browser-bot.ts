@@ -25,6 +25,13 @@ export interface StoredBot {
 
 export const botStatus = signal<BotStatus | null>(null)
 export const botInfo = signal<{ marketId: string; spec: unknown; startedAtMs: number } | null>(null)
+/**
+ * Whether a bot is running in this tab, as a signal: the Earn form locks and unlocks on it. (A
+ * plain read of `bot` re-rendered nothing when Stop & Withdraw finished, so the form stayed
+ * "Bot running" until something else redrew it.) It turns false when Stop & Withdraw has
+ * cancelled every quote, and when the bot stops itself at its stop-loss or take-profit.
+ */
+export const botRunning = signal(false)
 let bot: BrowserBot | null = null
 
 /** setTimeout in a Worker when the browser allows one, else the page's own. */
@@ -95,22 +102,31 @@ export const startBrowserBot = (marketId: string, params: StrategyParams, spec: 
   const startedAtMs = Date.now()
   const record: { ids: ReadonlyArray<number> } = { ids: previous?.orderIds ?? [] }
   const user = key.value!.user
-  bot = new BrowserBot({
+  const started: BrowserBot = new BrowserBot({
     marketId,
     params,
     api: api(marketId),
     timers: makeTimers(),
     adoptOrderIds: previous?.marketId === marketId ? previous.orderIds : [],
-    onStatus: (s) => (botStatus.value = s),
+    onStatus: (s) => {
+      botStatus.value = s
+      // Stopped at a limit: its quotes are already cancelled and it ticks no more; the form is free again.
+      if (s.state === "stopped_limit" && bot === started) {
+        bot = null
+        botRunning.value = false
+      }
+    },
     onOrderIds: (ids) => {
       record.ids = ids
       save({ user, marketId, spec, orderIds: ids, startedAtMs })
     }
   })
+  bot = started
+  botRunning.value = true
   botInfo.value = { marketId, spec, startedAtMs }
   leftoverQuotes.value = null
   save({ user, marketId, spec, orderIds: record.ids, startedAtMs })
-  bot.start()
+  started.start()
 }
 
 /** Quotes an earlier visit's bot left resting (its tab was killed before its cancels went out); null when none. */
@@ -146,11 +162,14 @@ export const stopBrowserBot = async (): Promise<void> => {
     return
   }
   await b.stop()
-  bot = null
+  if (bot === b) {
+    bot = null
+    botRunning.value = false
+  }
   save(null)
 }
 
-export const isBotRunning = (): boolean => bot !== null
+export const isBotRunning = (): boolean => botRunning.value
 
 const wake = (): void => {
   if (document.visibilityState === "visible") bot?.wake()

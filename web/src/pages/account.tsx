@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks"
 import { exportSecretHex } from "../../../src/client/keys.ts"
 import { isBotRunning, stopBrowserBot } from "../bot/browser-bot.ts"
-import { createAccount, importAccount, key, notify, register, registered, signOut } from "../session.ts"
+import { createAccount, importAccount, key, notifyHere, register, registered, signOut } from "../session.ts"
 
 const KeyWarning = () => (
   <div class="callout" data-testid="key-warning">
@@ -20,6 +20,7 @@ export const AccountPage = () => {
   const [shown, setShown] = useState(false)
 
   const run = async (f: () => Promise<string | null>) => {
+    const notify = notifyHere()
     setBusy(true)
     setError(null)
     const e = await f()

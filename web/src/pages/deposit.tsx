@@ -7,7 +7,7 @@ import type { Address, Hex } from "viem"
 import { describeError, type ErrorBody } from "../errors.ts"
 import { formatTime, formatUsd, parseUsdToMicro } from "../format.ts"
 import { balance, portfolioVersion } from "../portfolio-store.ts"
-import { apiUrl, client, config, depositUrl, getJson, key, noteSurface, notify } from "../session.ts"
+import { apiUrl, client, config, depositUrl, getJson, key, noteSurface, notifyHere } from "../session.ts"
 import { useHistory } from "./portfolio.tsx"
 
 const DEV_WALLET = "twinbook.devwallet.v1"
@@ -70,16 +70,21 @@ interface Progress { stage: string; amount_micro?: number; tx_signature?: string
 
 const STAGES = ["detected", "confirming", "credited"] as const
 
+/** The deposit's stages, each with its state in text and a mark (✓ done, … next), not by colour alone. */
 const Stages = ({ p }: { p: Progress | null }) => {
   const stage = p?.stage ?? "idle"
   const reached = STAGES.indexOf(stage as never)
   return (
-    <div class="stages" data-testid="deposit-stage" data-stage={stage}>
-      {STAGES.map((s, i) => <span class={i <= reached ? "done" : ""}>{i + 1}. {s}</span>)}
-      {stage === "error" && <span class="bad">error: {p?.error}</span>}
-      {stage === "idle" && <span class="muted">no deposit seen yet</span>}
-      {p?.amount_micro !== undefined && <span class="muted">{formatUsd(p.amount_micro)} · updated {formatTime(p.updated_at)}</span>}
-    </div>
+    <ol class="stages" aria-label="Deposit progress" data-testid="deposit-stage" data-stage={stage}>
+      {STAGES.map((s, i) => (
+        <li class={i <= reached ? "done" : ""} data-done={i <= reached}>
+          <span aria-hidden="true">{i <= reached ? "✓ " : "○ "}</span>{i + 1}. {s}<span class="sr-only">{i <= reached ? " (done)" : " (not yet)"}</span>
+        </li>
+      ))}
+      {stage === "error" && <li class="bad"><span aria-hidden="true">✕ </span>error: {p?.error}</li>}
+      {stage === "idle" && <li class="note">no deposit seen yet</li>}
+      {p?.amount_micro !== undefined && <li class="note">{formatUsd(p.amount_micro)} · updated {formatTime(p.updated_at)}</li>}
+    </ol>
   )
 }
 
@@ -97,11 +102,12 @@ export const DepositPage = () => {
   const history = useHistory()
   void portfolioVersion.value
 
-  // The linked wallet, if any.
+  // The linked wallet, if any. GET /v1/wallet/{user} answers 404 until a link, which the browser
+  // logs as an error for every new user; the rewards read answers 200 with `wallet` (or null) instead.
   useEffect(() => {
     if (k === null) return
-    fetch(apiUrl(`/v1/wallet/${k.user}`))
-      .then(async (r) => setLinked(r.status === 200 ? ((await r.json()) as { wallet: string }).wallet : null))
+    getJson<{ wallet: string | null }>(apiUrl(`/v1/rewards/me?user=${encodeURIComponent(k.user)}`))
+      .then((r) => setLinked(r.wallet))
       .catch(() => setLinked(null))
   }, [k?.user])
 
@@ -127,11 +133,12 @@ export const DepositPage = () => {
 
   if (k === null) return <section class="narrow"><h1>Deposit</h1><p><a href="#/account">Sign in</a> first: deposits credit your account key.</p></section>
 
-  const step = async (label: string, f: () => Promise<void>) => {
+  const step = async (label: string, f: (notify: ReturnType<typeof notifyHere>) => Promise<void>) => {
+    const notify = notifyHere()
     setBusy(label)
     setError(null)
     try {
-      await f()
+      await f(notify)
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e))
     } finally {
@@ -139,7 +146,7 @@ export const DepositPage = () => {
     }
   }
 
-  const link = () => step("link", async () => {
+  const link = () => step("link", async (notify) => {
     if (wallet === null) throw new Error("Connect a wallet first.")
     const w = wallet.address.toLowerCase()
     // Both keys sign the same four lines: the user key here, the EVM wallet via personal_sign.
@@ -149,7 +156,7 @@ export const DepositPage = () => {
     notify("ok", "Wallet linked: deposits from it credit this account, withdrawals go only to it.")
   })
 
-  const faucetAndSend = () => step("faucet", async () => {
+  const faucetAndSend = () => step("faucet", async (notify) => {
     if (wallet === null || addr === null) throw new Error("Connect and link a wallet first.")
     const micro = parseUsdToMicro(amount)
     if (micro === null || micro < addr.min_usdg_micro || micro > addr.max_usdc_per_tx_micro) {
@@ -162,7 +169,7 @@ export const DepositPage = () => {
     notify("ok", `Sent ${formatUsd(micro)} test USDG to your deposit address; watch it credit below.`)
   })
 
-  const send = () => step("send", async () => {
+  const send = () => step("send", async (notify) => {
     if (wallet === null || addr === null) throw new Error("Connect a wallet first.")
     const micro = parseUsdToMicro(amount)
     if (micro === null) throw new Error("Enter an amount, e.g. 25 or 25.50.")
@@ -170,7 +177,7 @@ export const DepositPage = () => {
     notify("ok", "Transfer sent.")
   })
 
-  const withdraw = () => step("withdraw", async () => {
+  const withdraw = () => step("withdraw", async (notify) => {
     const micro = parseUsdToMicro(wAmount)
     if (micro === null || micro <= 0) throw new Error("Enter a positive amount.")
     if (linked === null || linked === undefined) throw new Error("Link a wallet first: withdrawals go only to it.")
@@ -184,6 +191,7 @@ export const DepositPage = () => {
   return (
     <section>
       <h1>Deposit & withdraw</h1>
+      <p class="lead" data-testid="currency-note">Amounts here are in dollars, as is your balance. On the chain you deposit and withdraw <b>USDG</b>, the deposit chain's dollar token: 1 USDG credits $1.00, and a $1.00 withdrawal pays 1 USDG.</p>
       <div class="two">
         <div class="card">
           <h2>1. Wallet</h2>
@@ -229,7 +237,7 @@ export const DepositPage = () => {
       <div class="card">
         <h2>3. Send</h2>
         <div class="row">
-          <label class="inline">Amount (USDG)<input value={amount} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} data-testid="deposit-amount" /></label>
+          <label class="inline">Amount ($)<input value={amount} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} data-testid="deposit-amount" /></label>
           {cfg.faucet && wallet?.kind === "dev" && (
             <button class="btn primary" disabled={busy !== null || addr === null || linked === null} onClick={faucetAndSend} data-testid="faucet">
               {busy === "faucet" ? "Minting and sending…" : "Get test USDG and deposit it"}
@@ -245,7 +253,7 @@ export const DepositPage = () => {
         <h2>Withdraw</h2>
         <p class="small">Withdrawals go only to the linked wallet{linked ? <> (<code>{linked}</code>)</> : ""}, signed with your key.</p>
         <div class="row">
-          <label class="inline">Amount (USDC)<input value={wAmount} onInput={(e) => setWAmount((e.target as HTMLInputElement).value)} data-testid="withdraw-amount" /></label>
+          <label class="inline">Amount ($)<input value={wAmount} onInput={(e) => setWAmount((e.target as HTMLInputElement).value)} data-testid="withdraw-amount" /></label>
           <button class="btn" disabled={busy !== null || !linked} onClick={withdraw} data-testid="withdraw">Withdraw</button>
         </div>
         {history !== null && history.withdrawals.length > 0 && (

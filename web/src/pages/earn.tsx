@@ -6,13 +6,13 @@ import type { ApiResult } from "../../../src/client/index.ts"
 import type { Market } from "../../../src/client/types.ts"
 import { paramsFromPreset, PRESETS, type PresetName } from "../../../src/lp/presets.ts"
 import type { StrategySpec } from "../../../src/lp/strategy-spec.ts"
-import { botInfo, botStatus, checkLeftover, isBotRunning, leftoverQuotes, startBrowserBot, stopBrowserBot } from "../bot/browser-bot.ts"
+import { botInfo, botRunning, botStatus, checkLeftover, leftoverQuotes, startBrowserBot, stopBrowserBot } from "../bot/browser-bot.ts"
 import { ADVANCED_LABELS, type AdvancedField, advancedForm, type FormResult, simpleForm } from "../bot/form.ts"
 import { midExcluding, yesTerms } from "../bot/loop.ts"
 import { describeError, type ErrorBody } from "../errors.ts"
 import { formatCents, formatTime, formatUsd } from "../format.ts"
 import { balance } from "../portfolio-store.ts"
-import { apiUrl, client, getJson, key, noteLpOpen, noteSurface, notify } from "../session.ts"
+import { apiUrl, client, getJson, key, noteLpOpen, noteSurface, notifyHere } from "../session.ts"
 
 const PRESET_TEXT: Readonly<Record<PresetName, string>> = {
   conservative: "Wide quotes (4¢), 2 levels, 30% of capital deployed; stops at −5%.",
@@ -30,13 +30,21 @@ const useMarkets = (): ReadonlyArray<{ id: string; label: string }> => {
   return list
 }
 
-const Field = ({ name, value, set, error, testid }: { name: AdvancedField; value: string; set: (v: string) => void; error?: string | undefined; testid: string }) => (
+/** An input with its error under it, linked by aria-describedby so a screen reader reads it with the field. */
+const Field = ({ name, label, value, set, onBlur, error, testid }: { name: string; label: string; value: string; set: (v: string) => void; onBlur: () => void; error?: string | undefined; testid: string }) => (
   <label class={error !== undefined ? "invalid" : ""}>
-    {ADVANCED_LABELS[name]}
-    <input value={value} onInput={(e) => set((e.target as HTMLInputElement).value)} data-testid={testid} aria-invalid={error !== undefined} />
-    {error !== undefined && <span class="field-error" data-testid={`error-${name}`}>{ADVANCED_LABELS[name].replace(/ \(.*/, "")}: {error}</span>}
+    {label}
+    <input value={value} onInput={(e) => set((e.target as HTMLInputElement).value)} onBlur={onBlur} data-testid={testid} aria-invalid={error !== undefined} aria-describedby={error !== undefined ? `error-${name}` : undefined} />
+    {error !== undefined && <span class="field-error" id={`error-${name}`} data-testid={`error-${name}`}>{label.replace(/ \(.*/, "")}: {error}</span>}
   </label>
 )
+
+/** The Simple capital before a person types one: $100, or the whole available balance when that is less. */
+export const defaultCapital = (availableMicro: number | null): string => {
+  const micro = Math.min(100_000_000, availableMicro ?? 100_000_000)
+  const cents = Math.floor(micro / 10_000)
+  return cents % 100 === 0 ? String(cents / 100) : (cents / 100).toFixed(2)
+}
 
 const BotPanel = () => {
   const s = botStatus.value
@@ -75,9 +83,9 @@ const BotPanel = () => {
       <div class="stats">
         <div class="stat"><span>Mid (others' quotes)</span><b>{s.midBps === null ? "—" : formatCents(s.midBps)}</b></div>
         <div class="stat"><span>Inventory (net YES)</span><b data-testid="bot-inventory">{s.netYes}</b></div>
-        <div class="stat"><span>PnL since start</span><b class={s.pnlMicro >= 0 ? "up" : "down"}>{formatUsd(s.pnlMicro, { sign: true, exact: true })}</b></div>
-        <div class="stat"><span>Maker rebates</span><b>{formatUsd(rebates, { exact: true })}</b></div>
-        <div class="stat"><span>Today's LP rewards (est.)</span><b data-testid="bot-rewards">{rewards === null ? "…" : formatUsd(rewards, { exact: true })}</b></div>
+        <div class="stat"><span>PnL since start</span><b class={s.pnlMicro >= 0 ? "up" : "down"}>{formatUsd(s.pnlMicro, { sign: true })}</b></div>
+        <div class="stat"><span>Maker rebates</span><b>{formatUsd(rebates)}</b></div>
+        <div class="stat"><span>Today's LP rewards (est.)</span><b data-testid="bot-rewards">{rewards === null ? "…" : formatUsd(rewards)}</b></div>
         <div class="stat"><span>Re-quotes</span><b>{s.requotesAtMs.length}{last !== undefined ? ` · last ${Math.round((now - last) / 1000)}s ago` : ""}</b></div>
       </div>
       <table data-testid="bot-quotes">
@@ -97,6 +105,7 @@ const BotPanel = () => {
       <p class="muted small">The bot runs in this tab: keep it open. Closing the tab stops it and cancels its quotes (best effort); for quoting while you are away, use the server-managed bot below.</p>
       {running || s.quotes.length > 0 ? (
         <button class="btn danger" disabled={stopping} data-testid="bot-stop" onClick={async () => {
+          const notify = notifyHere()
           setStopping(true)
           await stopBrowserBot()
           setStopping(false)
@@ -144,6 +153,7 @@ const ServerBot = ({ marketId, build }: { marketId: string; build: () => FormRes
     return res.body
   }
   const act = async (f: () => Promise<string>) => {
+    const notify = notifyHere()
     setBusy(true)
     setError(null)
     try {
@@ -187,7 +197,8 @@ const ServerBot = ({ marketId, build }: { marketId: string; build: () => FormRes
         <button class="btn" disabled={busy} onClick={delegate} data-testid="server-delegate">Delegate session key</button>
         <button class="btn primary" disabled={busy || live === null} onClick={start} data-testid="server-start">Start on server</button>
         <button class="btn" disabled={busy || status?.status !== "running"} onClick={() => stop(false)} data-testid="server-stop">Stop</button>
-        <button class="btn danger" disabled={busy} onClick={() => stop(true)} data-testid="server-revoke">Stop & revoke keys</button>
+        {/* Nothing to stop or revoke until a session key is delegated (or the server bot runs). */}
+        <button class="btn danger" disabled={busy || (live === null && status?.status !== "running")} onClick={() => stop(true)} data-testid="server-revoke">Stop & revoke keys</button>
       </div>
       {error !== null && <p class="error" data-testid="server-bot-error">{error}</p>}
     </div>
@@ -199,28 +210,39 @@ export const EarnPage = () => {
   const markets = useMarkets()
   const [marketId, setMarketId] = useState<string>("")
   const [mode, setMode] = useState<"simple" | "advanced">("simple")
-  const [capital, setCapital] = useState("100")
+  // null until a person types one: then the default follows the balance (never more than it).
+  const [capitalText, setCapital] = useState<string | null>(null)
   const [preset, setPreset] = useState<PresetName>("balanced")
-  const [adv, setAdv] = useState<Record<AdvancedField, string>>({ capital: "100", spread: "2", levels: "3", contracts: "10", interval: "15", skew: "80", stopLoss: "10", takeProfit: "20" })
-  const [errors, setErrors] = useState<Partial<Record<string, string>>>({})
+  const [adv, setAdv] = useState<Record<Exclude<AdvancedField, "capital">, string>>({ spread: "2", levels: "3", contracts: "10", interval: "15", skew: "80", stopLoss: "10", takeProfit: "20" })
+  // Errors show for a field once it is typed in or left, and for every field once Start is pressed; they follow the text (a fix clears them at once).
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set())
+  const [attempted, setAttempted] = useState(false)
   const [startError, setStartError] = useState<string | null>(null)
   const left = leftoverQuotes.value
+  const running = botRunning.value
+  const available = balance.value?.available ?? null
   useEffect(() => {
     void checkLeftover()
   }, [k?.user])
   // Default: the market the bot last ran on, else the first listed.
   const chosen = marketId !== "" ? marketId : (botInfo.value?.marketId ?? markets[0]?.id ?? "")
-  void botStatus.value
 
   if (k === null) return <section class="narrow"><h1>Provide liquidity</h1><p><a href="#/account">Sign in</a> and deposit first.</p></section>
 
-  const build = (): FormResult => (mode === "simple" ? simpleForm(capital, preset) : advancedForm(adv))
+  const capital = capitalText ?? defaultCapital(available)
+  const build = (): FormResult => (mode === "simple" ? simpleForm(capital, preset) : advancedForm({ ...adv, capital }))
+  const result = build()
+  const allErrors: Partial<Record<string, string>> = result.ok ? {} : result.errors
+  const errors = Object.fromEntries(Object.entries(allErrors).filter(([f]) => attempted || touched.has(f)))
+  const touch = (f: string) => () => {
+    if (!touched.has(f)) setTouched(new Set([...touched, f]))
+  }
 
   const start = async () => {
     setStartError(null)
+    setAttempted(true)
     const r = build()
-    if (!r.ok) return setErrors(r.errors)
-    setErrors({})
+    if (!r.ok) return
     const avail = balance.value?.available ?? 0
     if (r.spec.capital_micro_usdc > avail) return setStartError(`Capital ${formatUsd(r.spec.capital_micro_usdc)} is more than your available ${formatUsd(avail)}. Deposit first or lower it.`)
     let params = r.params
@@ -233,7 +255,6 @@ export const EarnPage = () => {
     startBrowserBot(chosen, params, r.spec satisfies StrategySpec)
   }
 
-  const running = isBotRunning()
   return (
     <section>
       <h1>Earn · Provide liquidity</h1>
@@ -241,7 +262,7 @@ export const EarnPage = () => {
       {left !== null && !running && (
         <div class="callout" data-testid="bot-leftover">
           An in-browser bot was running when this tab last closed; {left.length} of its quotes still rest.{" "}
-          <button class="btn small" onClick={async () => { await stopBrowserBot(); notify("ok", "Left-over quotes cancelled.") }} data-testid="bot-leftover-cancel">Cancel them</button>
+          <button class="btn small" onClick={async () => { const notify = notifyHere(); await stopBrowserBot(); notify("ok", "Left-over quotes cancelled.") }} data-testid="bot-leftover-cancel">Cancel them</button>
         </div>
       )}
       <div class="two">
@@ -251,30 +272,26 @@ export const EarnPage = () => {
               {markets.map((m) => <option value={m.id}>{m.label}</option>)}
             </select>
           </label>
-          <div class="seg wide">
-            <button class={mode === "simple" ? "on" : ""} onClick={() => setMode("simple")} data-testid="lp-simple">Simple</button>
-            <button class={mode === "advanced" ? "on" : ""} onClick={() => setMode("advanced")} data-testid="lp-advanced">Advanced</button>
+          <div class="seg wide" role="group" aria-label="Form">
+            <button class={mode === "simple" ? "on" : ""} aria-pressed={mode === "simple"} onClick={() => setMode("simple")} data-testid="lp-simple">Simple</button>
+            <button class={mode === "advanced" ? "on" : ""} aria-pressed={mode === "advanced"} onClick={() => setMode("advanced")} data-testid="lp-advanced">Advanced</button>
           </div>
+          <Field name="capital" label={ADVANCED_LABELS.capital} value={capital} set={(v) => { setCapital(v); touch("capital")() }} onBlur={touch("capital")} error={errors.capital} testid="lp-capital" />
           {mode === "simple" ? (
-            <>
-              <label class={errors.capital !== undefined ? "invalid" : ""}>Capital (USDC)
-                <input value={capital} onInput={(e) => setCapital((e.target as HTMLInputElement).value)} data-testid="lp-capital" />
-                {errors.capital !== undefined && <span class="field-error" data-testid="error-capital">Capital: {errors.capital}</span>}
-              </label>
-              <div class="presets">
-                {(Object.keys(PRESETS) as PresetName[]).map((p) => (
-                  <label class={`preset ${preset === p ? "on" : ""}`}>
-                    <input type="radio" name="preset" checked={preset === p} onChange={() => setPreset(p)} data-testid={`preset-${p}`} />
-                    <b>{p[0]!.toUpperCase() + p.slice(1)}</b>
-                    <span class="small muted">{PRESET_TEXT[p]}</span>
-                  </label>
-                ))}
-              </div>
-            </>
+            <fieldset class="presets">
+              <legend class="small">Risk preset</legend>
+              {(Object.keys(PRESETS) as PresetName[]).map((p) => (
+                <label class={`preset ${preset === p ? "on" : ""}`}>
+                  <input type="radio" name="preset" checked={preset === p} onChange={() => setPreset(p)} data-testid={`preset-${p}`} />
+                  <b>{p[0]!.toUpperCase() + p.slice(1)}</b>
+                  <span class="small">{PRESET_TEXT[p]}</span>
+                </label>
+              ))}
+            </fieldset>
           ) : (
             <div class="adv-grid">
-              {(Object.keys(ADVANCED_LABELS) as AdvancedField[]).map((f) => (
-                <Field name={f} value={adv[f]} set={(v) => setAdv({ ...adv, [f]: v })} error={errors[f]} testid={`adv-${f}`} />
+              {(Object.keys(adv) as Exclude<AdvancedField, "capital">[]).map((f) => (
+                <Field name={f} label={ADVANCED_LABELS[f]} value={adv[f]} set={(v) => { setAdv({ ...adv, [f]: v }); touch(f)() }} onBlur={touch(f)} error={errors[f]} testid={`adv-${f}`} />
               ))}
             </div>
           )}

@@ -5,8 +5,9 @@ import type { Market, OutcomeMarket } from "../../../src/client/types.ts"
 import { MAX_PRICE_BPS } from "../../../src/engine/money.ts"
 import { subscribe } from "../feed.ts"
 import { formatCents, formatTime, formatUsd, parseCentsToBps, previewOrder } from "../format.ts"
-import { openOrders } from "../portfolio-store.ts"
-import { apiUrl, getJson, key, notify } from "../session.ts"
+import { MarketLink, rememberMarkets } from "../market-names.tsx"
+import { openOrders, portfolioVersion } from "../portfolio-store.ts"
+import { apiUrl, getJson, key, notifyHere } from "../session.ts"
 import { cancelAll, cancelOrder, placeOrder } from "../trade.ts"
 
 /** The browser's language when Intl accepts it, else "en-US". */
@@ -27,6 +28,7 @@ const useMarket = (marketId: string): { event: Market | null; outcome: OutcomeMa
   useEffect(() => {
     getJson<Market>(apiUrl(`/v1/markets/${encodeURIComponent(marketId)}`))
       .then((ev) => {
+        rememberMarkets([ev])
         const id = marketId.toLowerCase().replace(/^0x/, "")
         const outcome = ev.outcomes.find((o) => o.market_id.toLowerCase().replace(/^0x/, "") === id || o.slug === marketId) ?? ev.outcomes[0] ?? null
         setState({ event: ev, outcome, error: null })
@@ -36,15 +38,20 @@ const useMarket = (marketId: string): { event: Market | null; outcome: OutcomeMa
   return state
 }
 
-const BookView = ({ marketId }: { marketId: string }) => {
+/** The market's live book: seeded from REST by the feed, then every pushed snapshot. */
+const useBook = (marketId: string): Book | null => {
   const [book, setBook] = useState<Book | null>(null)
   useEffect(() => {
     setBook(null)
-    // The feed seeds the book from REST after subscribing, then applies every pushed snapshot.
     return subscribe(`book:${marketId}`, (e) => {
       if (e.type === "book" && e.marketId === marketId) setBook(e.book)
     })
   }, [marketId])
+  return book
+}
+
+const BookView = ({ marketId }: { marketId: string }) => {
+  const book = useBook(marketId)
   const mine = new Set(openOrders.value.filter((o) => o.market_id === marketId).map((o) => (o.outcome === "yes" ? o.price : MAX_PRICE_BPS - o.price)))
   const asks = (book?.asks ?? []).slice(0, 10)
   const bids = (book?.bids ?? []).slice(0, 10)
@@ -101,10 +108,46 @@ const TradesView = ({ marketId }: { marketId: string }) => {
 }
 
 const INTERVALS = ["1m", "5m", "1h", "1d"] as const
+type Interval = (typeof INTERVALS)[number]
+const WIDTH_SEC: Readonly<Record<Interval, number>> = { "1m": 60, "5m": 300, "1h": 3600, "1d": 86_400 }
+/** The narrowest price range the axis shows (4¢): one trade, or a flat series, gets a few distinct labels instead of six "40.0¢". */
+const MIN_AXIS_SPAN = 0.04
+
+interface Bar { time: number; open: number; high: number; low: number; close: number }
+
+/**
+ * Candles from the feed: REST gives the history (edge-cached for up to 5 s at 1m, so it may lag),
+ * and every trade the feed holds or pushes is folded into its bucket as the server does
+ * (src/service/history.ts). Folding is idempotent for high, low and close (applied in trade-id
+ * order), so a trade the REST answer already counted changes nothing.
+ */
+const foldTrade = (bars: Bar[], t: { id: number; time: number; price: number; yes_price?: number; outcome?: string }, widthSec: number): Bar | null => {
+  const p = (t.yes_price ?? (t.outcome === "no" ? MAX_PRICE_BPS - t.price : t.price)) / MAX_PRICE_BPS
+  const time = t.time - (t.time % widthSec)
+  const last = bars[bars.length - 1]
+  if (last !== undefined && last.time === time) {
+    last.high = Math.max(last.high, p)
+    last.low = Math.min(last.low, p)
+    last.close = p
+    return last
+  }
+  if (last !== undefined && last.time > time) {
+    // An older bucket (REST holds it): widen it if the trade is outside, never reorder the series.
+    const bar = bars.find((b) => b.time === time)
+    if (bar !== undefined) {
+      bar.high = Math.max(bar.high, p)
+      bar.low = Math.min(bar.low, p)
+    }
+    return null
+  }
+  const bar = { time, open: p, high: p, low: p, close: p }
+  bars.push(bar)
+  return bar
+}
 
 const Candles = ({ marketId }: { marketId: string }) => {
   const el = useRef<HTMLDivElement>(null)
-  const [interval, setIv] = useState<(typeof INTERVALS)[number]>("1m")
+  const [interval, setIv] = useState<Interval>("1m")
   const [count, setCount] = useState<number | null>(null)
   useEffect(() => {
     let disposed = false
@@ -115,30 +158,61 @@ const Candles = ({ marketId }: { marketId: string }) => {
       if (disposed || el.current === null) return
       const chart = lc.createChart(el.current, {
         height: 220,
-        layout: { background: { color: "transparent" }, textColor: "#475569", attributionLogo: false },
+        layout: { background: { color: "transparent" }, textColor: "#334155", attributionLogo: false },
         grid: { vertLines: { color: "#eef2f7" }, horzLines: { color: "#eef2f7" } },
-        timeScale: { timeVisible: true, secondsVisible: false },
+        // A few empty bars on the right: the newest (perhaps only) candle and its time label are not cut at the edge.
+        timeScale: { timeVisible: true, secondsVisible: false, rightOffset: 4, barSpacing: 10 },
         // The chart formats times with navigator.language, which Intl may refuse (Chromium under LANG=C says "en-US@posix").
         localization: { locale: chartLocale() },
         rightPriceScale: { scaleMargins: { top: 0.1, bottom: 0.1 } },
         autoSize: true
       })
-      const series = chart.addSeries(lc.CandlestickSeries, { priceFormat: { type: "custom", formatter: (p: number) => `${(p * 100).toFixed(1)}¢`, minMove: 0.0001 } })
-      const load = async () => {
-        const r = await getJson<{ candles: { t: number; o: number; h: number; l: number; c: number }[] }>(apiUrl(`/v1/markets/${encodeURIComponent(marketId)}/candles?interval=${interval}`))
-        if (disposed) return
-        series.setData(r.candles.map((c) => ({ time: c.t as never, open: c.o, high: c.h, low: c.l, close: c.c })))
-        setCount(r.candles.length)
+      const series = chart.addSeries(lc.CandlestickSeries, {
+        priceFormat: { type: "custom", formatter: (p: number) => formatCents(Math.round(p * MAX_PRICE_BPS)), minMove: 0.0001 },
+        autoscaleInfoProvider: (original: () => { priceRange: { minValue: number; maxValue: number } | null } | null) => {
+          const r = original()
+          if (r === null || r.priceRange === null || r.priceRange.maxValue - r.priceRange.minValue >= MIN_AXIS_SPAN) return r
+          const mid = (r.priceRange.minValue + r.priceRange.maxValue) / 2
+          const lo = Math.min(Math.max(0, mid - MIN_AXIS_SPAN / 2), 1 - MIN_AXIS_SPAN)
+          return { ...r, priceRange: { minValue: lo, maxValue: lo + MIN_AXIS_SPAN } }
+        }
+      })
+      const widthSec = WIDTH_SEC[interval]
+      let bars: Bar[] = []
+      let restLoaded = false
+      const seen = new Map<number, FeedTradeRow>()
+      const foldAll = () => {
+        for (const t of [...seen.values()].sort((a, b) => a.id - b.id)) foldTrade(bars, t, widthSec)
+        series.setData(bars.map((b) => ({ ...b, time: b.time as never })))
+        setCount(bars.length)
       }
-      await load().catch(() => {})
-      // New trades move the last candle: re-read on each trade frame (the candles route is edge-cached for 5 s at 1m).
+      // Subscribe first: a trade that lands while the REST read is on its way is folded in after it.
       const unsub = subscribe(`trades:${marketId}`, (e) => {
-        if (e.type === "trade" && e.marketId === marketId) void load().catch(() => {})
+        if (disposed || !(e.type === "trades" || e.type === "trade") || e.marketId !== marketId) return
+        if (e.type === "trades") {
+          for (const t of e.trades) seen.set(t.id, t)
+          if (restLoaded) foldAll()
+        } else if (e.type === "trade") {
+          seen.set(e.trade.id, e.trade)
+          if (!restLoaded) return
+          const bar = foldTrade(bars, e.trade, widthSec)
+          if (bar !== null) series.update({ ...bar, time: bar.time as never })
+          setCount(bars.length)
+        }
       })
       cleanup = () => {
         unsub()
         chart.remove()
       }
+      const r = await getJson<{ candles: { t: number; o: number; h: number; l: number; c: number }[] }>(apiUrl(`/v1/markets/${encodeURIComponent(marketId)}/candles?interval=${interval}`)).catch(() => ({ candles: [] }))
+      if (disposed) return
+      bars = r.candles.map((c) => ({ time: c.t, open: c.o, high: c.h, low: c.l, close: c.c }))
+      restLoaded = true
+      foldAll()
+      // For the browser tests: what the chart holds, the price range its axis shows, and the bars in view (logical indexes).
+      ;(globalThis as { __twinbookChart?: unknown }).__twinbookChart = () => ({
+        marketId, interval, bars: bars.length, range: series.priceScale().getVisibleRange(), logical: chart.timeScale().getVisibleLogicalRange()
+      })
     })()
     return () => {
       disposed = true
@@ -147,31 +221,71 @@ const Candles = ({ marketId }: { marketId: string }) => {
   }, [marketId, interval])
   return (
     <div class="card">
-      <h2>
-        Price (YES)
-        <span class="seg">
-          {INTERVALS.map((iv) => <button class={iv === interval ? "on" : ""} onClick={() => setIv(iv)} data-testid={`candles-${iv}`}>{iv}</button>)}
-        </span>
-      </h2>
-      <div ref={el} class="chart" data-testid="candles" style={count === 0 ? { display: "none" } : undefined} />
-      {count === 0 && <p class="muted small empty-chart">No trades in this {interval} window yet: candles appear with the first trade.</p>}
+      {/* The heading names the chart only; the interval buttons are a group of their own beside it. */}
+      <div class="card-head">
+        <h2>Price (YES)</h2>
+        <div class="seg" role="group" aria-label="Candle interval">
+          {INTERVALS.map((iv) => <button class={iv === interval ? "on" : ""} aria-pressed={iv === interval} onClick={() => setIv(iv)} data-testid={`candles-${iv}`}>{iv}</button>)}
+        </div>
+      </div>
+      <div ref={el} class="chart" data-testid="candles" data-bars={count ?? ""} style={count === 0 ? { display: "none" } : undefined} />
+      {count === 0 && <p class="muted small empty-chart" data-testid="candles-empty">No trades in this {interval} window yet: candles appear with the first trade.</p>}
     </div>
   )
+}
+
+type FeedTradeRow = { readonly id: number; readonly time: number; readonly price: number; readonly yes_price?: number; readonly outcome?: string }
+
+/** The best price to start the ticket at: the best ask for a buy, the best bid for a sell, in the outcome's own terms. */
+export const startPrice = (book: Book | null, side: "buy" | "sell", outcome: "yes" | "no"): number | null => {
+  const bid = book?.bids[0]?.price
+  const ask = book?.asks[0]?.price
+  // A NO price is 100¢ − the YES price, and the sides swap: NO's ask is 100¢ − YES's bid.
+  const own = outcome === "yes" ? { bid, ask } : { bid: ask === undefined ? undefined : MAX_PRICE_BPS - ask, ask: bid === undefined ? undefined : MAX_PRICE_BPS - bid }
+  return (side === "buy" ? (own.ask ?? own.bid) : (own.bid ?? own.ask)) ?? null
+}
+
+/** The user's shares of this market that are free to sell (held minus those locked in resting sells); null until read. */
+const useFreeShares = (marketId: string): { yes: number; no: number } | null => {
+  const [free, setFree] = useState<{ yes: number; no: number } | null>(null)
+  const k = key.value
+  const v = portfolioVersion.value // re-read on every portfolio frame: fills and cancels move it
+  useEffect(() => {
+    if (k === null) return
+    let live = true
+    getJson<{ yes: number; no: number; yes_locked?: number; no_locked?: number }>(apiUrl(`/v1/position/${encodeURIComponent(marketId)}/${k.user}`))
+      .then((p) => live && setFree({ yes: p.yes - (p.yes_locked ?? 0), no: p.no - (p.no_locked ?? 0) }))
+      .catch(() => {})
+    return () => {
+      live = false
+    }
+  }, [marketId, k?.user, v])
+  return free
 }
 
 export const Ticket = ({ marketId, takerFeeBps }: { marketId: string; takerFeeBps: number }) => {
   const [side, setSide] = useState<"buy" | "sell">("buy")
   const [outcome, setOutcome] = useState<"yes" | "no">("yes")
-  const [price, setPrice] = useState("50")
+  // null until a person types a price: until then it follows the book's best price for this side and outcome.
+  const [priceText, setPrice] = useState<string | null>(null)
   const [size, setSize] = useState("10")
   const [type, setType] = useState<"gtc" | "post_only" | "ioc" | "fok">("gtc")
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  const book = useBook(marketId)
+  const free = useFreeShares(marketId)
+  const best = startPrice(book, side, outcome)
+  const price = priceText ?? (best === null ? "50" : formatCents(best).replace("¢", ""))
   const priceBps = parseCentsToBps(price)
   const sizeN = /^\d+$/.test(size.trim()) ? Number(size.trim()) : NaN
   const preview = priceBps === null ? ({ ok: false, problem: "Enter a price in cents, e.g. 52 or 52.5." } as const) : previewOrder({ side, priceBps, size: sizeN, takerFeeBps })
+  const O = outcome.toUpperCase()
+  const held = free === null ? null : free[outcome]
+  // A sell needs shares: with none (or fewer than the size) free to sell, say so and do not offer the button.
+  const cannotSell = side === "sell" && held !== null && (held === 0 || (Number.isSafeInteger(sizeN) && sizeN > held))
   const submit = async () => {
-    if (!preview.ok || priceBps === null) return
+    if (!preview.ok || priceBps === null || cannotSell) return
+    const notify = notifyHere()
     setBusy(true)
     setError(null)
     const r = await placeOrder({ market_id: marketId, side, outcome, price: priceBps, size: sizeN, order_type: type })
@@ -184,15 +298,15 @@ export const Ticket = ({ marketId, takerFeeBps }: { marketId: string; takerFeeBp
   return (
     <div class="card ticket" data-testid="ticket">
       <h2>Trade</h2>
-      <div class="seg wide">
-        <button class={side === "buy" ? "on buy" : ""} onClick={() => setSide("buy")} data-testid="ticket-buy">Buy</button>
-        <button class={side === "sell" ? "on sell" : ""} onClick={() => setSide("sell")} data-testid="ticket-sell">Sell</button>
+      <div class="seg wide" role="group" aria-label="Side">
+        <button class={side === "buy" ? "on buy" : ""} aria-pressed={side === "buy"} onClick={() => setSide("buy")} data-testid="ticket-buy">Buy</button>
+        <button class={side === "sell" ? "on sell" : ""} aria-pressed={side === "sell"} onClick={() => setSide("sell")} data-testid="ticket-sell">Sell</button>
       </div>
-      <div class="seg wide">
-        <button class={outcome === "yes" ? "on" : ""} onClick={() => setOutcome("yes")} data-testid="ticket-yes">YES</button>
-        <button class={outcome === "no" ? "on" : ""} onClick={() => setOutcome("no")} data-testid="ticket-no">NO</button>
+      <div class="seg wide" role="group" aria-label="Outcome">
+        <button class={outcome === "yes" ? "on" : ""} aria-pressed={outcome === "yes"} onClick={() => setOutcome("yes")} data-testid="ticket-yes">YES</button>
+        <button class={outcome === "no" ? "on" : ""} aria-pressed={outcome === "no"} onClick={() => setOutcome("no")} data-testid="ticket-no">NO</button>
       </div>
-      <label>Price (¢ per {outcome.toUpperCase()} share)<input inputMode="decimal" value={price} onInput={(e) => setPrice((e.target as HTMLInputElement).value)} data-testid="ticket-price" /></label>
+      <label>Price (¢ per {O} share)<input inputMode="decimal" value={price} onInput={(e) => setPrice((e.target as HTMLInputElement).value)} data-testid="ticket-price" /></label>
       <label>Contracts<input inputMode="numeric" value={size} onInput={(e) => setSize((e.target as HTMLInputElement).value)} data-testid="ticket-size" /></label>
       <label>Order type
         <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value as never)} data-testid="ticket-type">
@@ -202,27 +316,30 @@ export const Ticket = ({ marketId, takerFeeBps }: { marketId: string; takerFeeBp
           <option value="fok">Fill or kill</option>
         </select>
       </label>
+      {/* Amounts to the cent: a cost rounds up (the order never costs more), proceeds and profit round down. */}
       <div class="preview" data-testid="ticket-preview">
-        {preview.ok ? (
+        {side === "sell" && held !== null && held === 0 ? (
+          <span data-testid="ticket-no-shares">You hold no {O} shares to sell here. To bet against {O}, buy {outcome === "yes" ? "NO" : "YES"}.</span>
+        ) : preview.ok ? (
           side === "buy" ? (
             <>
-              <div><span>Cost (at most)</span><b>{formatUsd(preview.notionalMicro, { exact: true })}</b></div>
-              <div><span>Pays if {outcome.toUpperCase()} wins</span><b>{formatUsd(preview.payoutMicro)}</b></div>
-              <div><span>Profit if it wins</span><b>{formatUsd(preview.netMicro, { exact: true })}</b></div>
-              {preview.maxFeeMicro > 0 && <div class="muted"><span>incl. taker fee up to</span><span>{formatUsd(preview.maxFeeMicro, { exact: true })}</span></div>}
+              <div><span>Cost (at most)</span><b>{formatUsd(preview.notionalMicro, { round: "up" })}</b></div>
+              <div><span>Pays if {O} wins</span><b>{formatUsd(preview.payoutMicro)}</b></div>
+              <div><span>Profit if it wins</span><b>{formatUsd(preview.netMicro, { round: "down" })}</b></div>
+              {preview.maxFeeMicro > 0 && <div class="muted"><span>incl. taker fee up to</span><span>{formatUsd(preview.maxFeeMicro, { round: "up" })}</span></div>}
             </>
           ) : (
             <>
-              <div><span>You receive</span><b>{formatUsd(preview.netMicro, { exact: true })}</b></div>
-              <div class="muted"><span>Selling needs {outcome.toUpperCase()} shares you hold</span></div>
+              <div><span>You receive (at least)</span><b>{formatUsd(preview.netMicro, { round: "down" })}</b></div>
+              <div class="muted"><span>{held === null ? `Selling needs ${O} shares you hold` : `You hold ${held} ${O} share${held === 1 ? "" : "s"} free to sell${cannotSell ? ": lower the size" : ""}`}</span></div>
             </>
           )
         ) : (
           <span class="muted">{preview.problem}</span>
         )}
       </div>
-      <button class={`btn primary full ${side}`} disabled={!preview.ok || busy} onClick={submit} data-testid="ticket-submit">
-        {side === "buy" ? "Buy" : "Sell"} {outcome.toUpperCase()}
+      <button class={`btn primary full ${side}`} disabled={!preview.ok || busy || cannotSell} onClick={submit} data-testid="ticket-submit">
+        {side === "buy" ? "Buy" : "Sell"} {O}
         {priceBps !== null ? ` at ${formatCents(priceBps)}` : ""}
       </button>
       {error !== null && <p class="error" data-testid="ticket-error">{error}</p>}
@@ -235,16 +352,17 @@ export const OrdersTable = ({ marketId }: { marketId?: string }) => {
   const [error, setError] = useState<string | null>(null)
   return (
     <div class="card" data-testid="open-orders">
-      <h2>
-        Open orders
+      <div class="card-head">
+        <h2>Open orders</h2>
         {orders.length > 0 && (
           <button class="btn small danger" data-testid="cancel-all" onClick={async () => {
+            const notify = notifyHere()
             const r = await cancelAll(marketId)
             if (!r.ok) setError(r.message)
             else notify("ok", `Cancelled ${r.value.cancelled} order(s).`)
           }}>Cancel all</button>
         )}
-      </h2>
+      </div>
       {orders.length === 0 ? <p class="muted">None.</p> : (
         <table>
           <thead><tr><th>Side</th><th>Price</th><th>Left / size</th>{marketId === undefined && <th>Market</th>}<th /></tr></thead>
@@ -254,7 +372,7 @@ export const OrdersTable = ({ marketId }: { marketId?: string }) => {
                 <td class={o.side}>{o.side} {o.outcome.toUpperCase()}</td>
                 <td>{formatCents(o.price)}</td>
                 <td>{o.remaining} / {o.original_size}</td>
-                {marketId === undefined && <td><a href={`#/m/${encodeURIComponent(o.market_id)}`}>{o.market_id.slice(0, 10)}…</a></td>}
+                {marketId === undefined && <td><MarketLink marketId={o.market_id} /></td>}
                 <td><button class="btn small" data-testid="cancel-order" onClick={async () => {
                   const r = await cancelOrder(o.id)
                   if (!r.ok) setError(r.message)
@@ -284,6 +402,7 @@ export const MarketPage = ({ marketId }: { marketId: string }) => {
         </div>
       )}
       <p class="muted small">Status {event.status} · ends {formatTime(event.expiry)} · taker fee {event.fee_bps} bps</p>
+      {/* On a phone (one column) the ticket comes first, right under the title (styles.css). */}
       <div class="market-layout">
         <div class="col">
           <Candles marketId={id} />

@@ -3,21 +3,32 @@
 import { useEffect, useState } from "preact/hooks"
 import type { Market } from "../../../src/client/types.ts"
 import { formatCents, formatTime, formatUsd } from "../format.ts"
+import { rememberMarkets } from "../market-names.tsx"
 import { apiUrl, getJson } from "../session.ts"
 
-/** The market's YES mid from its book ("—" with no two-sided quotes): what the crowd prices the outcome at. */
+/**
+ * The market's YES mid from its book: what the crowd prices the outcome at. A one-sided book
+ * shows the side it has ("bid 45¢"); an empty one says "no quotes" in words, not a bare dash.
+ */
 const Chance = ({ marketId }: { marketId: string }) => {
-  const [mid, setMid] = useState<number | null | undefined>(undefined)
+  const [book, setBook] = useState<{ bid: number | null; ask: number | null } | null | undefined>(undefined)
   useEffect(() => {
     let live = true
     getJson<{ bids: { price: number }[]; asks: { price: number }[] }>(apiUrl(`/v1/markets/${encodeURIComponent(marketId)}/book`))
-      .then((b) => live && setMid(b.bids[0] !== undefined && b.asks[0] !== undefined ? (b.bids[0].price + b.asks[0].price) / 2 : null))
-      .catch(() => live && setMid(null))
+      .then((b) => live && setBook({ bid: b.bids[0]?.price ?? null, ask: b.asks[0]?.price ?? null }))
+      .catch(() => live && setBook(null))
     return () => {
       live = false
     }
   }, [marketId])
-  return <span class="chance" title="YES mid of the book">{mid === undefined ? "" : mid === null ? "—" : formatCents(mid)}</span>
+  const text =
+    book === undefined ? "" : book === null ? "book unavailable"
+    : book.bid !== null && book.ask !== null ? formatCents((book.bid + book.ask) / 2)
+    : book.bid !== null ? `bid ${formatCents(book.bid)}`
+    : book.ask !== null ? `ask ${formatCents(book.ask)}`
+    : "no quotes"
+  const mid = book != null && book.bid !== null && book.ask !== null
+  return <span class={mid ? "chance" : "chance none"} title={mid ? "YES mid of the book" : "no two-sided quotes in the book right now"} data-testid="chance">{text}</span>
 }
 
 const CATEGORIES = ["", "BTC", "ETH", "DOGE", "SOL", "XRP", "BNB", "Sports", "Politics", "Culture"]
@@ -37,7 +48,12 @@ export const MarketsPage = () => {
     let live = true
     const h = setTimeout(() => {
       getJson<{ markets: Market[] }>(apiUrl(`/v1/markets?${q}`))
-        .then((r) => live && (setMarkets(r.markets), setError(null)))
+        .then((r) => {
+          if (!live) return
+          rememberMarkets(r.markets)
+          setMarkets(r.markets)
+          setError(null)
+        })
         .catch((e: Error) => live && setError(e.message))
     }, 150)
     return () => {
@@ -50,7 +66,8 @@ export const MarketsPage = () => {
     <section>
       <h1>Markets</h1>
       <div class="filters">
-        <input type="search" placeholder="Search questions" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} data-testid="market-search" />
+        <label class="sr-only" for="market-search">Search markets</label>
+        <input id="market-search" type="search" placeholder="Search questions" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} data-testid="market-search" />
         <select value={category} onChange={(e) => setCategory((e.target as HTMLSelectElement).value)} aria-label="Category" data-testid="market-category">
           {CATEGORIES.map((c) => <option value={c}>{c === "" ? "All categories" : c}</option>)}
         </select>

@@ -2,6 +2,7 @@
 // orders, and trade / deposit / withdrawal history — live from the `user:` channel.
 import { useEffect, useState } from "preact/hooks"
 import { formatCents, formatProb, formatTime, formatUsd } from "../format.ts"
+import { MarketLink } from "../market-names.tsx"
 import { balance, portfolioVersion, positions } from "../portfolio-store.ts"
 import { apiUrl, getJson, key } from "../session.ts"
 import { OrdersTable } from "./market.tsx"
@@ -54,7 +55,7 @@ export const PortfolioPage = () => {
             <tbody>
               {positions.value.map((p) => (
                 <tr>
-                  <td><a href={`#/m/${encodeURIComponent(p.market_id)}`}>{p.question ?? p.slug}</a></td>
+                  <td><MarketLink marketId={p.market_id} fallback={p.question ?? p.slug} /></td>
                   <td>{p.outcome}</td><td>{p.size}</td><td>{formatProb(p.avg_price)}</td><td>{formatProb(p.mark_price)}</td>
                   <td class={p.cash_pnl >= 0 ? "up" : "down"}>{formatUsd(p.cash_pnl, { sign: true })}</td>
                 </tr>
@@ -67,11 +68,11 @@ export const PortfolioPage = () => {
       <div class="card">
         <h2>Trade history</h2>
         {h === null || h.trades.length === 0 ? <p class="muted">No trades.</p> : (
-          <table>
+          <table data-testid="trade-history">
             <thead><tr><th>Time (UTC)</th><th>Market</th><th>You were</th><th>Taker's order</th><th>YES price</th><th>Size</th></tr></thead>
             <tbody>
               {h.trades.map((t) => (
-                <tr><td>{formatTime(t.time)}</td><td><a href={`#/m/${encodeURIComponent(t.market_id)}`}>{t.market_id.slice(0, 10)}…</a></td><td>{t.maker === k.user ? "maker" : "taker"}</td><td>{t.side} {t.outcome ?? ""} at {formatCents(t.price)}</td><td>{formatCents(t.yes_price ?? t.price)}</td><td>{t.size}</td></tr>
+                <tr><td>{formatTime(t.time)}</td><td><MarketLink marketId={t.market_id} /></td><td>{t.maker === k.user ? "maker" : "taker"}</td><td>{t.side} {t.outcome ?? ""} at {formatCents(t.price)}</td><td>{formatCents(t.yes_price ?? t.price)}</td><td>{t.size}</td></tr>
               ))}
             </tbody>
           </table>
@@ -80,7 +81,7 @@ export const PortfolioPage = () => {
       <div class="two">
         <div class="card">
           <h2>Deposits</h2>
-          {h === null || h.deposits.length === 0 ? <p class="muted">None yet. <a href="#/deposit">Deposit</a></p> : (
+          {h === null || h.deposits.length === 0 ? <p class="muted">None yet. <a class="inline-link" href="#/deposit">Deposit</a></p> : (
             <table data-testid="deposits">
               <thead><tr><th>Seen</th><th>Amount</th><th>Status</th></tr></thead>
               <tbody>{h.deposits.map((d) => <tr><td>{formatTime(d.seen_at)}</td><td>{formatUsd(d.amount_micro)}</td><td>{d.status}</td></tr>)}</tbody>
