@@ -25,6 +25,10 @@ const parseArgs = (argv: ReadonlyArray<string>): { format: string; out: string }
 }
 
 const main = async (): Promise<number> => {
+  if (process.argv.includes("--help") || process.argv.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
   const args = parseArgs(process.argv.slice(2))
   if (typeof args === "string") {
     process.stderr.write(`export: ${args}\n${USAGE}\n`)

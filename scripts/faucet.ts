@@ -24,6 +24,10 @@ const fail = (message: string, code: number): number => {
 }
 
 const main = async (args: ReadonlyArray<string>): Promise<number> => {
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
   if (args.length !== 2) return fail(USAGE, 2)
   const [wallet, amount] = args as [string, string]
   if (!/^0x[0-9a-fA-F]{40}$/.test(wallet)) return fail(`"${wallet}" is not a wallet address (0x followed by 40 hex characters)\n${USAGE}`, 2)

@@ -10,7 +10,18 @@ import { journalDir } from "../src/store/durable.ts"
 import { listSegments } from "../src/store/file-journal.ts"
 import { assertHistoryNotInUse, historyPath, rebuildHistory } from "../src/store/history-rebuild.ts"
 
+const USAGE = "usage: [DATA_DIR=./data] npm run rebuild-history   (with the service stopped; replays the journal into a new history.duckdb)"
+
 const main = async (): Promise<number> => {
+  const args = process.argv.slice(2)
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  if (args.length > 0) {
+    process.stderr.write(`rebuild-history: takes no arguments (got ${args.join(" ")})\n${USAGE}\n`)
+    return 2
+  }
   const dataDir = process.env["DATA_DIR"] ?? "./data"
   if (!existsSync(dataDir)) {
     process.stderr.write(`rebuild-history: DATA_DIR ${dataDir} does not exist\n`)

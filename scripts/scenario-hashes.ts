@@ -55,7 +55,13 @@ export const scenarioHashes = async (files: ReadonlyArray<string>, seeds: Readon
 
 export const readRecorded = (): HashRow[] => JSON.parse(readFileSync(HASHES_FILE, "utf8")) as HashRow[]
 
+const USAGE = "usage: npm run sim:hashes -- [--write | --check] [--seeds 1..3] [--jobs 1|2] [scenarios/x.json ...]   (no files: every scenario; --write refuses a subset)"
+
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
   let mode: "print" | "write" | "check" = "print"
   let seeds = [1, 2, 3]
   let seedsGiven = false
@@ -71,7 +77,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     }
     else if (a === "--jobs") jobs = Number(argv[++i])
     else if (a.startsWith("--")) {
-      process.stderr.write(`sim:hashes: unknown option ${a}\n`)
+      process.stderr.write(`sim:hashes: unknown option ${a}\n${USAGE}\n`)
       return 2
     } else files.push(a)
   }

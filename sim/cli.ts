@@ -62,6 +62,10 @@ const clusterLine = (c: ClusterRunStats): string => {
 }
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
   let args: Args
   try {
     args = parseArgs(argv)

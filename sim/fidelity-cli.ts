@@ -171,6 +171,10 @@ const calibrate = async (args: Args, log: (line: string) => void): Promise<Calib
 }
 
 const main = async (): Promise<number> => {
+  if (process.argv.includes("--help") || process.argv.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
   let args: Args
   try {
     args = parseArgs(process.argv.slice(2))

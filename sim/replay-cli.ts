@@ -2,11 +2,22 @@
 import { readLog } from "./journal-log.ts"
 import { replayRecords } from "./replay.ts"
 
+const USAGE = "usage: npm run replay -- <log> [--json]"
+
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
   const json = argv.includes("--json")
+  const unknown = argv.find((a) => a.startsWith("-") && a !== "--json")
+  if (unknown !== undefined) {
+    process.stderr.write(`replay: unknown option ${unknown}\n${USAGE}\n`)
+    return 2
+  }
   const files = argv.filter((a) => !a.startsWith("--"))
   if (files.length !== 1) {
-    process.stderr.write("usage: npm run replay -- <log> [--json]\n")
+    process.stderr.write(`${USAGE}\n`)
     return 2
   }
   let loaded

@@ -26,6 +26,10 @@ const parse = (argv: ReadonlyArray<string>): { servers: string; concurrency: num
 }
 
 const main = async (): Promise<number> => {
+  if (process.argv.includes("--help") || process.argv.includes("-h")) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
   let opts
   try {
     opts = parse(process.argv.slice(2))
