@@ -31,7 +31,9 @@ export interface ClientHarness {
   close(): Promise<void>
 }
 
-export const startClientHarness = async (opts: { startMs?: number } = {}): Promise<ClientHarness> => {
+/** `corsOrigins`: the origins of pages that call the service from a browser (test/client/package.test.ts). */
+export const startClientHarness = async (opts: { startMs?: number; corsOrigins?: ReadonlyArray<string> } = {}): Promise<ClientHarness> => {
+  const corsOrigins = new Set(opts.corsOrigins ?? [])
   const clock = { ms: opts.startMs ?? T0_MS }
   const chain = new SimChain({ seed: 11, now: () => Math.floor(clock.ms / 1000) })
   const service = await startService({
@@ -45,13 +47,13 @@ export const startClientHarness = async (opts: { startMs?: number } = {}): Promi
     lpTickMs: 0,
     config: {
       adminToken: ADMIN_TOKEN,
-      corsOrigins: new Set(),
+      corsOrigins,
       secureCookies: false,
       devCredit: true,
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     },
     onError: (err) => console.error(err),
-    chain: { chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
+    chain: { chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins }
   })
   const url = service.http.url
   const depositUrl = service.chainServices!.deposit.url

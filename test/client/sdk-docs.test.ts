@@ -1,30 +1,22 @@
 // docs/sdk.md's quickstarts run as written: each block marked `<!-- sdk-quickstart:… -->`
-// is extracted, its repository-relative imports pointed at src/, and run against the real
+// is extracted, its package imports pointed at src/client, and run against the real
 // service on loopback (started at the wall clock, since the quickstart signs with it).
 // The browser block runs in Node with `ws` installed as globalThis.WebSocket.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import WebSocket from "ws"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type ClientHarness, startClientHarness } from "./harness.ts"
+import { quickstartFromSource, REPO } from "./quickstart.ts"
 
-const root = join(import.meta.dirname, "..", "..")
-const outDir = join(root, "out", "sdk-docs")
+const outDir = join(REPO, "out", "sdk-docs")
 
-/** The ```ts block following `<!-- sdk-quickstart:<name> -->` in docs/sdk.md. */
-export const quickstart = (name: string): string => {
-  const doc = readFileSync(join(root, "docs", "sdk.md"), "utf8")
-  const m = new RegExp(`<!-- sdk-quickstart:${name} -->\\n\`\`\`ts\\n([\\s\\S]*?)\\n\`\`\``).exec(doc)
-  if (m === null) throw new Error(`docs/sdk.md has no sdk-quickstart:${name} block`)
-  return m[1]!
-}
-
-/** Writes the block as a module (imports re-pointed from the repo root to out/sdk-docs/) and runs it; returns what it logged. */
+/** Writes the block as a module in out/sdk-docs/ (its package imports pointed at src/client) and runs it; returns what it logged. */
 const run = async (name: string): Promise<string[]> => {
   mkdirSync(outDir, { recursive: true })
   const file = join(outDir, `${name}-${process.pid}.ts`)
-  writeFileSync(file, `${quickstart(name).replaceAll('"./src/', '"../../src/')}\nexport {}\n`)
+  writeFileSync(file, `${quickstartFromSource(name, 2)}\nexport {}\n`)
   const lines: string[] = []
   const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ")))
   try {
