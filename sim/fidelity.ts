@@ -63,7 +63,7 @@ export interface LatencyModel {
 
 /**
  * The latency models each bot-run is backtested with. `tick` is the server-managed bot as it
- * runs (src/lp/bot-runner.ts): stepped once a second, on whole seconds, on the book as it stands,
+ * runs (src/workers/lp-bot-runner.ts): stepped once a second, on whole seconds, on the book as it stands,
  * in process, so its orders land at once. `bot` is the earlier approximation of it: each event
  * seen after an exponential delay of mean 0.5 s, in order (so one long draw delays the events
  * behind it too).

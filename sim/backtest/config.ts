@@ -18,7 +18,7 @@ export interface LatencySpec {
   readonly jitterMs: number
   /**
    * Feed only: the strategy is stepped every tickMs on the book as it stands, as the
-   * server-managed bot is (src/lp/bot-runner.ts, ticked every second on whole seconds), so an
+   * server-managed bot is (src/workers/lp-bot-runner.ts, ticked every second on whole seconds), so an
    * event is seen at the first tick after it plus the latency above. 0 or absent: each event is
    * seen on its own after the latency.
    */

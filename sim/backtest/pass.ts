@@ -1,4 +1,4 @@
-// The bot runner's pass (src/lp/bot-runner.ts): once a second it steps every running bot, in
+// The bot runner's pass (src/workers/lp-bot-runner.ts): once a second it steps every running bot, in
 // user-id order, and each bot sees the quotes the bots ahead of it placed in that same pass.
 // A tape stamps records to the journal's second (ts_ms = the second + the record's place in
 // it), and a ticked backtest bot at second S sees only what was stamped before S: without

@@ -14,7 +14,7 @@
 import type { Engine } from "../../src/engine/engine.ts"
 import type { EngineEvent, FillEvent } from "../../src/engine/types.ts"
 import type { Exchange, Listener } from "../../src/service/exchange.ts"
-import type { ActingDecision } from "../../src/lp/bot-step.ts"
+import type { ActingDecision } from "../../src/service/lp-bot-step.ts"
 import { specToJson } from "../../src/lp/strategy-spec.ts"
 import { type Decision, makeStrategy, type StrategyInput, type StrategyState } from "../../src/lp/strategy.ts"
 import { Background } from "./background.ts"
@@ -429,7 +429,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     // A tick sees what happened before it: an event at the tick's own instant waits for the next one.
     lastFeedAt = Math.max(lastFeedAt, tickMs > 0 ? (Math.floor(seenAt / tickMs) + 1) * tickMs : seenAt)
     feedAt[i] = lastFeedAt
-    // As the live bot (src/lp/bot-market.ts): the others' mid, else the last trade's price, else none.
+    // As the live bot (src/service/lp-bot-market.ts): the others' mid, else the last trade's price, else none.
     feedMid2[i] = ms.bidTop >= 0 && ms.askTop >= 0 ? ms.bidTop + ms.askTop : ms.lastTradeBps >= 0 ? 2 * ms.lastTradeBps : -1
     // The mid path for markouts: each change of the mid after a data event.
     const path = midPaths[ms.idx]!

@@ -12,7 +12,7 @@ import { MAX_PRICE_BPS, MICRO_PER_BPS } from "../../src/engine/money.ts"
 import type { Account, Market, Order } from "../../src/engine/state.ts"
 import type { EngineEvent, FillEvent, OrderType } from "../../src/engine/types.ts"
 import type { OrderSpec } from "../../src/lp/quotes.ts"
-import { type ActingDecision, botStepCommand, stepOrders } from "../../src/lp/bot-step.ts"
+import { type ActingDecision, botStepCommand, stepOrders } from "../../src/service/lp-bot-step.ts"
 import type { Strategy, StrategyParams, StrategyState, StopReason } from "../../src/lp/strategy.ts"
 import type { ServiceCommand } from "../../src/service/commands.ts"
 import { type ApplyResult, Exchange, type JournalSink, type Listener } from "../../src/service/exchange.ts"
@@ -193,7 +193,7 @@ export class Venue {
   /**
    * Our LP wallet becomes a server-managed bot on `marketIds`, as `POST /v1/lp/start` makes one:
    * a session, its delegation and `lp_start`. The session is a name: records are applied
-   * directly, so the signing the live runner does (src/lp/bot-runner.ts) is not repeated here.
+   * directly, so the signing the live runner does (src/workers/lp-bot-runner.ts) is not repeated here.
    */
   startBot(marketIds: ReadonlyArray<string>, strategy: Readonly<Record<string, string | number>>): void {
     this.must({ type: "lp_session_new", user: LP, sessionPub: LP_SESSION, counter: 1, expiresAtSec: NEVER_SEC })
@@ -312,7 +312,7 @@ export class Venue {
   /**
    * Our bot's acting decision in one market, journaled as the bot runner journals it (`lp_bot_step`):
    * the exchange cancels the bot's orders there and keeps the strategy state; a stop ends the market.
-   * Returns the orders the decision then places, sized as the runner sizes them (src/lp/bot-step.ts).
+   * Returns the orders the decision then places, sized as the runner sizes them (src/service/lp-bot-step.ts).
    */
   botStep(ms: MarketState, decision: ActingDecision, state: StrategyState): OrderSpec[] {
     const result = this.run(ms, botStepCommand(LP, this.botStartedSeq, ms.id, decision, state))

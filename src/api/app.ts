@@ -2,11 +2,12 @@
 // adapter live and called directly by the simulator. Errors map to the
 // envelope here and nowhere else; nothing answers with HTML or a stack trace.
 import { ApiError } from "../domain/errors.ts"
+import type { OnError, RequestObserver } from "../ops/hooks.ts"
 import type { AppCtx } from "./context.ts"
 import { corsHeaders, preflight } from "./cors.ts"
 import { errorResponse, type HttpRequest, type HttpResponse, isJsonContentType, json, Router } from "./http.ts"
 import { metaRoutes } from "./openapi.ts"
-import { opsRoutes } from "../ops/routes.ts"
+import { opsRoutes } from "./routes/ops.ts"
 import { accountRoutes } from "./routes/account.ts"
 import { adminRoutes } from "./routes/admin.ts"
 import { devRoutes } from "./routes/dev.ts"
@@ -24,32 +25,8 @@ export type App = (req: HttpRequest) => Promise<HttpResponse>
 export const makeRouter = (): Router<AppCtx> =>
   new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...rewardsRoutes, ...lpBotRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes, ...devRoutes, ...opsRoutes)
 
-/** Where an unexpected error happened: logged with it, so a 500 can be traced from the client's request id. */
-export interface ErrorContext {
-  readonly requestId: string
-  readonly method: string
-  /** The route's template (`/v1/orders/all/:user`), never the raw path with its values. */
-  readonly route: string
-}
-
-export type OnError = (err: unknown, where?: ErrorContext) => void
-
-/** What the request hook is told once a response is ready (src/ops/requests.ts: one histogram observe, one log line). */
-export interface RequestDone {
-  /** The route's template, `(none)` when no route matched, `(preflight)` for OPTIONS. */
-  readonly route: string
-  readonly params: Readonly<Record<string, string>>
-  readonly status: number
-  /** The envelope's code when the answer is an error. */
-  readonly errorCode: string | null
-  readonly durationMs: number
-}
-
-/** Times each request on `monoMs` and reports it; absent in the simulator, which then reads no clock here. */
-export interface RequestObserver {
-  readonly monoMs: () => number
-  done(req: HttpRequest, r: RequestDone): void
-}
+// The HTTP hooks' types live with ops (src/ops/hooks.ts), which implements them: ops never imports api.
+export type { ErrorContext, OnError, RequestDone, RequestObserver } from "../ops/hooks.ts"
 
 /**
  * Serves a router as an App: CORS preflight and headers from the Origin allow-list,

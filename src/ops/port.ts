@@ -1,4 +1,4 @@
-// How the ops routes (src/ops/routes.ts) find their service's metrics and readiness: attached
+// How the ops routes (src/api/routes/ops.ts) find their service's metrics and readiness: attached
 // to the route context by the composition root (src/runtime/boot.ts), so the context's shape and
 // the simulator (which attaches nothing) stay as they are.
 import type { ServiceMetrics } from "./metrics.ts"

@@ -1,11 +1,10 @@
-// The request hook (src/api/app.ts RequestObserver): per request, one latency observe by
+// The request hook (src/ops/hooks.ts RequestObserver, called by src/api/app.ts): per request, one latency observe by
 // method, route template and status, one log line, and for POST /v1/orders the placement's
 // outcome. The user is the route's `user` (path or query) or, on a POST carrying a session
 // cookie, the cookie's verified user; nothing else of the request is logged (never a header).
 // The deposit service (its own port) is observed the same way into its own histogram family,
 // its lines marked `service: "deposit"`.
-import type { RequestDone, RequestObserver } from "../api/app.ts"
-import type { HttpRequest } from "../api/http.ts"
+import type { ObservedRequest, RequestDone, RequestObserver } from "./hooks.ts"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
 import type { Logger } from "./log.ts"
 import type { ServiceMetrics } from "./metrics.ts"
@@ -24,7 +23,7 @@ export interface RequestObserverOptions {
 /** Probes and scrapes: logged at debug, so a 5 s readiness probe does not fill the log. */
 const QUIET = new Set(["/metrics", "/v1/health", "/v1/ready"])
 
-const userOf = (o: RequestObserverOptions, req: HttpRequest, r: RequestDone): string | undefined => {
+const userOf = (o: RequestObserverOptions, req: ObservedRequest, r: RequestDone): string | undefined => {
   const fromRoute = r.params.user ?? req.query.get("user") ?? undefined
   if (fromRoute !== undefined || req.method !== "POST") return fromRoute
   const cookie = readCookie(req.headers.cookie, SESSION_COOKIE)

@@ -2,7 +2,7 @@
 // (src/runtime/boot.ts) calls: `prepareOps` before the journal opens (the logger, the metrics
 // registry, the request hook, the metered journal disk) and `attachOps` once the parts exist
 // (the scrape-time gauges, readiness, the journal's notable events, the recovery line).
-import type { OnError, RequestObserver } from "../api/app.ts"
+import type { OnError, RequestObserver } from "./hooks.ts"
 import type { FeedHub } from "../feed/hub.ts"
 import type { Exchange } from "../service/exchange.ts"
 import { snapshotDir } from "../store/durable.ts"

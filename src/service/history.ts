@@ -170,7 +170,7 @@ const page = (list: TradeRecord[] | undefined, limit: number, offset: number): {
 
 /**
  * A history that keeps only each market's last trade (the bot's mid when a side is empty,
- * src/lp/bot-market.ts): for an exchange whose trade lists and candles nobody reads (the backtester's).
+ * src/service/lp-bot-market.ts): for an exchange whose trade lists and candles nobody reads (the backtester's).
  */
 export class LastTradeOnly extends History {
   private readonly last = new Map<string, TradeRecord>()

@@ -1,7 +1,7 @@
 // The server-managed LP bot's durable state (SPEC §3 "LP-bot session", §4 "LP bot"):
 // session keys, delegations, each user's bot with its markets, baselines, journaled
 // strategy state and the ids of the orders it placed. Changed only by journaled
-// commands, so bots survive a restart; the live quoting loop is src/lp/bot-runner.ts.
+// commands, so bots survive a restart; the live quoting loop is src/workers/lp-bot-runner.ts.
 import type { Engine } from "../engine/engine.ts"
 import type { EngineEvent, FillEvent } from "../engine/types.ts"
 import type { StopReason, StrategyState } from "../lp/strategy.ts"

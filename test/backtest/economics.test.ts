@@ -29,7 +29,7 @@ const data = datasetFromRows("two markets", [
 describe("strategy parameters", () => {
   it("are the live bot's: the same spec and market give identical parameters in both", () => {
     const wire = { mode: "simple", capital_micro_usdc: 2_000_000_000, preset: "balanced" }
-    // What the bot runner steps with: the journaled canonical spec, parsed again (src/lp/bot-runner.ts).
+    // What the bot runner steps with: the journaled canonical spec, parsed again (src/workers/lp-bot-runner.ts).
     const started = parseStrategySpec(wire)
     if (!started.ok) throw new Error(started.message)
     const bot = parseStrategySpec(specToJson(started.spec))

@@ -147,7 +147,7 @@ describe("order-flow tape: takers trade with our quotes up to their own limit an
   })
 })
 
-describe("the mid the strategy sees, as the live bot computes it (src/lp/bot-market.ts)", () => {
+describe("the mid the strategy sees, as the live bot computes it (src/service/lp-bot-market.ts)", () => {
   it("with one side of the others' book empty, it is the last trade's price; with both, their mid", () => {
     // An order-flow tape: a bid at 4900 and one ask at 6000 rest; a taker buys that ask at 500 ms,
     // leaving no ask. The live bot then quotes around the last trade (6000), not nothing, until an

@@ -1,8 +1,11 @@
 // The folders say the layering (DESIGN.md §5, docs/decisions.md § Composition root and use cases),
-// and this holds them to it, like the engine's import guard beside it: the domain (src/service)
-// knows no transport, store, feed or chain; the LP bot reaches the placement use case, never a
-// route; use cases sit below the routes; only the entry point wires the runtime.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+// and this holds them to it, like the engine's import guard beside it: every folder of src/ has a
+// rule naming the folders it may import, and the folders import one another without a cycle. So
+// the domain (src/service) knows no transport, store, feed or chain; the pure strategy and
+// rewards maths (src/lp) know only the engine; the LP bot's runner (src/workers) reaches the
+// placement use case, never a route; use cases sit below the routes; ops never reaches into the
+// routes (api imports ops, never the reverse); only the entry point wires the runtime.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -10,41 +13,115 @@ import { sourceFiles } from "./source-files.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 
-export interface LayerRule {
-  /** The folder whose files are checked, relative to the source root. */
-  readonly from: string
-  /** Folders (relative to the source root) it must not import from. */
-  readonly never: ReadonlyArray<string>
+export interface FolderRule {
+  /** Folders (top-level, relative to the source root) this folder's files may import; "." is the root's own files. */
+  readonly may: ReadonlyArray<string>
   readonly why: string
 }
 
-export const RULES: ReadonlyArray<LayerRule> = [
-  { from: "service", never: ["api", "store", "feed", "chain", "deposit", "runtime", "usecase"], why: "the domain around the engine: no transport, storage, feed or chain; ports are declared here and implemented outside" },
-  { from: "lp", never: ["api", "runtime"], why: "the bot places orders through the use case, not a route" },
-  { from: "usecase", never: ["api", "runtime", "feed", "store", "deposit"], why: "use cases sit below the routes and above the domain" },
-  { from: "chain", never: ["api", "runtime", "usecase"], why: "the chain adapters know the domain, not the routes or the wiring" },
-  { from: "api", never: ["runtime"], why: "routes are wired by the composition root, never the other way round" }
-]
+const LEAF = (why: string): FolderRule => ({ may: [], why })
 
-/** Every relative import/export-from/dynamic import of a file, resolved to a path under `srcRoot`. */
+export const RULES: Readonly<Record<string, FolderRule>> = {
+  engine: LEAF("the pure matching engine and money arithmetic"),
+  domain: LEAF("errors and value types every layer shares"),
+  time: LEAF("the clocks"),
+  auth: LEAF("keys, signatures, sessions and cookies"),
+  lp: { may: ["engine"], why: "the pure strategy, quote and rewards maths (the browser bot and the backtester use it too)" },
+  service: { may: ["engine", "lp", "time"], why: "the domain around the engine: no transport, storage, feed or chain; ports are declared here and implemented outside" },
+  store: { may: ["engine", "service"], why: "the journal, snapshots and history store persist the domain" },
+  chain: { may: ["service"], why: "the chain adapters know the domain, not the routes, the use cases or the wiring" },
+  usecase: { may: ["auth", "chain", "domain", "engine", "lp", "service"], why: "use cases sit below the routes and above the domain" },
+  workers: { may: ["auth", "domain", "lp", "service", "time", "usecase"], why: "background workers (the LP bot's runner) act through the use cases, never a route" },
+  feed: { may: ["auth", "domain", "service", "usecase"], why: "the WebSocket feed reads the domain" },
+  ops: { may: ["auth", "chain", "feed", "service", "store", "usecase"], why: "metrics, logs and readiness observe the service; the routes serving them are api's" },
+  api: { may: ["auth", "chain", "domain", "feed", "lp", "ops", "service", "time", "usecase"], why: "routes over the use cases; wired by the composition root, never the other way round" },
+  deposit: { may: ["api", "auth", "chain", "domain", "service", "usecase"], why: "the deposit service: its own routes on the API's HTTP layer" },
+  cluster: { may: ["chain", "domain", "service", "store", "usecase"], why: "the replicated journal, lease and gateway, below the wiring" },
+  client: { may: ["api", "auth", "lp"], why: "the typed client: the API's declaration and the signing messages, nothing of the server" },
+  runtime: {
+    may: ["api", "auth", "chain", "cluster", "deposit", "domain", "feed", "ops", "service", "store", "time", "usecase", "workers"],
+    why: "the composition root wires everything"
+  },
+  ".": { may: ["chain", "runtime", "store", "usecase"], why: "the entry point (main.ts) reads the configuration and starts the runtime" }
+}
+
+/** Every relative import/export-from/dynamic import of a file, resolved to a path. */
 const importsOf = (file: string): string[] =>
   [...readFileSync(file, "utf8").matchAll(/(?:from\s+|import\s*\(\s*|import\s+)"(\.{1,2}\/[^"]+)"/g)].map((m) => resolve(dirname(file), m[1]!))
 
-/** `file imports path (rule)` for each import that crosses a forbidden boundary. */
-export const layeringViolations = (srcRoot: string, rules: ReadonlyArray<LayerRule> = RULES): string[] =>
-  rules.flatMap((rule) =>
-    sourceFiles(join(srcRoot, rule.from)).flatMap((file) =>
-      importsOf(file).flatMap((target) => {
-        const top = relative(srcRoot, target).split("/")[0]!
-        return rule.never.includes(top) ? [`${relative(srcRoot, file)} imports ${relative(srcRoot, target)} (${rule.from} never imports ${top}: ${rule.why})`] : []
-      })
+/** The top-level folder of a path under srcRoot ("." for a file at the root). */
+const folderOf = (srcRoot: string, path: string): string => {
+  const parts = relative(srcRoot, path).split("/")
+  return parts.length === 1 ? "." : parts[0]!
+}
+
+/** Folder → folder → the imports that cross between them, over every source file under srcRoot. */
+export const folderGraph = (srcRoot: string): Map<string, Map<string, string[]>> => {
+  const graph = new Map<string, Map<string, string[]>>()
+  for (const file of sourceFiles(srcRoot)) {
+    const from = folderOf(srcRoot, file)
+    const edges = graph.get(from) ?? new Map<string, string[]>()
+    graph.set(from, edges)
+    for (const target of importsOf(file)) {
+      if (relative(srcRoot, target).startsWith("..")) continue
+      const to = folderOf(srcRoot, target)
+      if (to !== from) edges.set(to, [...(edges.get(to) ?? []), `${relative(srcRoot, file)} imports ${relative(srcRoot, target)}`])
+    }
+  }
+  return graph
+}
+
+/** `file imports path (why)` for each import its folder's rule does not allow, and each folder with no rule. */
+export const layeringViolations = (srcRoot: string, rules: Readonly<Record<string, FolderRule>> = RULES): string[] => {
+  const folders = [".", ...readdirSync(srcRoot).filter((n) => statSync(join(srcRoot, n)).isDirectory())]
+  const graph = folderGraph(srcRoot)
+  return folders.flatMap((folder) => {
+    const rule = rules[folder]
+    if (rule === undefined) return [`src/${folder} has no layering rule: add one to test/determinism/layering.test.ts`]
+    return [...(graph.get(folder) ?? new Map<string, string[]>())].flatMap(([to, lines]) =>
+      rule.may.includes(to) ? [] : lines.map((l) => `${l} (${folder} may import only ${rule.may.join(", ") || "nothing of src"}: ${rule.why})`)
     )
-  )
+  })
+}
+
+/** The folder cycles (strongly connected components of two or more), each with the imports that close it. */
+export const folderCycles = (srcRoot: string): string[] => {
+  const graph = folderGraph(srcRoot)
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const cycles: string[][] = []
+  const visit = (v: string): void => {
+    index.set(v, index.size)
+    low.set(v, index.get(v)!)
+    stack.push(v)
+    for (const w of (graph.get(v) ?? new Map()).keys()) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = []
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        scc.push(w)
+        if (w === v) break
+      }
+      if (scc.length > 1) cycles.push(scc.sort())
+    }
+  }
+  for (const v of graph.keys()) if (!index.has(v)) visit(v)
+  return cycles.map((c) => `{${c.join(", ")}}: ${c.flatMap((a) => c.flatMap((b) => (graph.get(a)?.get(b) ?? []).slice(0, 1))).join("; ")}`)
+}
 
 describe("layering", () => {
-  it("src/service, src/lp, src/usecase, src/chain and src/api import only what their layer may", () => {
+  it("every folder of src/ has a rule, and imports only what its rule allows", () => {
     expect(sourceFiles(join(root, "src", "service")).length).toBeGreaterThan(0)
     expect(layeringViolations(join(root, "src"))).toEqual([])
+  })
+
+  it("the folders of src/ import one another without a cycle", () => {
+    expect(folderCycles(join(root, "src"))).toEqual([])
   })
 
   it("inside src/, only the entry point (src/main.ts) imports the composition root", () => {
@@ -53,21 +130,34 @@ describe("layering", () => {
     expect(bad).toEqual([])
   })
 
-  it("the rule itself catches a crossing import, an export-from and a dynamic import, and passes a clean tree", () => {
+  it("the rules themselves catch a crossing import, an export-from, a dynamic import, a folder without a rule and a cycle, and pass a clean tree", () => {
     const src = mkdtempSync(join(tmpdir(), "layering-"))
+    const rules: Record<string, FolderRule> = {
+      ".": { may: [], why: "root" },
+      service: { may: ["engine"], why: "domain" },
+      api: { may: ["service"], why: "routes" },
+      chain: { may: ["service"], why: "chain" },
+      lp: { may: [], why: "pure" }
+    }
     for (const dir of ["service", "api", "chain", "lp"]) mkdirSync(join(src, dir))
-    writeFileSync(join(src, "api", "route.ts"), "export const r = 1\n")
+    writeFileSync(join(src, "api", "route.ts"), 'import { s } from "../service/ok.ts"\nexport const r = 1\n')
     writeFileSync(join(src, "chain", "guard.ts"), "export class ChainGuard {}\n")
     writeFileSync(join(src, "service", "ok.ts"), 'import { x } from "./other.ts"\nimport type { E } from "../engine/types.ts"\n')
-    expect(layeringViolations(src)).toEqual([])
+    expect(layeringViolations(src, rules)).toEqual([])
+    expect(folderCycles(src)).toEqual([])
     writeFileSync(join(src, "service", "exchange.ts"), 'import type { ChainGuard } from "../chain/guard.ts"\n')
     writeFileSync(join(src, "service", "again.ts"), 'export { r } from "../api/route.ts"\nconst m = await import("../chain/guard.ts")\n')
     writeFileSync(join(src, "lp", "bot.ts"), 'import { r } from "../api/route.ts"\n')
-    expect(layeringViolations(src).map((v) => v.replace(/ \(.*$/, "")).sort()).toEqual([
+    mkdirSync(join(src, "newfolder"))
+    expect(layeringViolations(src, rules).map((v) => v.replace(/ \(.*$/, "")).sort()).toEqual([
       "lp/bot.ts imports api/route.ts",
       "service/again.ts imports api/route.ts",
       "service/again.ts imports chain/guard.ts",
-      "service/exchange.ts imports chain/guard.ts"
+      "service/exchange.ts imports chain/guard.ts",
+      "src/newfolder has no layering rule: add one to test/determinism/layering.test.ts"
     ])
+    // service → chain → service and service → api → service: one component of three folders.
+    writeFileSync(join(src, "chain", "guard.ts"), 'import { s } from "../service/ok.ts"\nexport class ChainGuard {}\n')
+    expect(folderCycles(src).map((c) => c.replace(/:.*$/, ""))).toEqual(["{api, chain, service}"])
   })
 })

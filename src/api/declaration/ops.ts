@@ -1,4 +1,4 @@
-// The operations routes (docs/metrics.md; served by src/ops/routes.ts): liveness, readiness
+// The operations routes (docs/metrics.md; served by src/api/routes/ops.ts): liveness, readiness
 // and the Prometheus scrape. Extensions beside SPEC.md; api.ts adds the group with one line.
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"

@@ -6,7 +6,7 @@
 import { parseSignatureHex } from "../../auth/ed25519.ts"
 import { ApiError } from "../../domain/errors.ts"
 import { decodeBody, LpDelegateRequest, LpSessionNewRequest, LpStartRequest, LpStopRequest } from "../../domain/schemas.ts"
-import { botStatusView } from "../../lp/bot-status.ts"
+import { botStatusView } from "../../service/lp-bot-status.ts"
 import { parseStrategySpec } from "../../lp/strategy-spec.ts"
 import { LP_SCOPES, type LpScope } from "../../service/lp-book.ts"
 import { delegateLpSession, newLpSession, resolveBotMarkets, startLpBot, stopLpBot } from "../../usecase/lp-bot.ts"

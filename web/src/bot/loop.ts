@@ -96,7 +96,7 @@ export const yesTerms = (o: { side: "buy" | "sell"; outcome: "yes" | "no"; price
   return { bookSide: isBid ? "bid" : "ask", priceBps: o.outcome === "yes" ? o.price : MAX_PRICE_BPS - o.price }
 }
 
-/** Mid of everyone else's quotes: the book minus the bot's own resting orders (like src/lp/bot-market.ts). */
+/** Mid of everyone else's quotes: the book minus the bot's own resting orders (like src/service/lp-bot-market.ts). */
 export const midExcluding = (
   book: { readonly bids: ReadonlyArray<BookLevel>; readonly asks: ReadonlyArray<BookLevel> },
   own: ReadonlyArray<RestingOrderView>

@@ -1,7 +1,7 @@
 // Wire shapes of the LP-bot reads and acknowledgements (docs/api.md "LP bot").
-import type { Exchange } from "../service/exchange.ts"
-import type { LpSession } from "../service/lp-book.ts"
-import { botMarketView, restingBotOrders } from "./bot-market.ts"
+import type { Exchange } from "./exchange.ts"
+import type { LpSession } from "./lp-book.ts"
+import { botMarketView, restingBotOrders } from "./lp-bot-market.ts"
 
 export const sessionView = (s: LpSession, nowSec: number) => ({
   session_pub: s.sessionPub,

@@ -1,14 +1,14 @@
 // What a server-managed bot's acting decision in one market does, shared by the bot runner
-// (src/lp/bot-runner.ts) and the backtester (sim/backtest/), so both journal the same record and
+// (src/workers/lp-bot-runner.ts) and the backtester (sim/backtest/), so both journal the same record and
 // size the same orders: the `lp_bot_step` record (the exchange cancels the bot's orders there and
 // keeps the strategy state), then the decision's quotes as orders, sized by the shares the bot
 // holds free once that cancel has released what its old sells had locked.
-import type { Exchange } from "../service/exchange.ts"
-import type { BotMarket } from "../service/lp-book.ts"
-import type { ServiceCommand } from "../service/commands.ts"
-import { botMarketView } from "./bot-market.ts"
-import { type OrderSpec, quotesToOrders } from "./quotes.ts"
-import type { Decision, StrategyState } from "./strategy.ts"
+import type { Exchange } from "./exchange.ts"
+import type { BotMarket } from "./lp-book.ts"
+import type { ServiceCommand } from "./commands.ts"
+import { botMarketView } from "./lp-bot-market.ts"
+import { type OrderSpec, quotesToOrders } from "../lp/quotes.ts"
+import type { Decision, StrategyState } from "../lp/strategy.ts"
 
 /** A decision that acts (everything but "hold"). */
 export type ActingDecision = Exclude<Decision, { readonly kind: "hold" }>

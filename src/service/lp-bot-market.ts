@@ -3,8 +3,8 @@
 // and the status read, so both report the same numbers.
 import type { BookSide } from "../engine/book.ts"
 import { MAX_PRICE_BPS, MICRO_PER_BPS } from "../engine/money.ts"
-import type { Exchange } from "../service/exchange.ts"
-import type { BotMarket } from "../service/lp-book.ts"
+import type { Exchange } from "./exchange.ts"
+import type { BotMarket } from "./lp-book.ts"
 
 /** Best price of a side among orders not owned by `user`, or null. */
 const bestExcluding = (side: BookSide, user: string): number | null => {

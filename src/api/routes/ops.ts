@@ -1,12 +1,12 @@
 // The operations routes (docs/metrics.md): liveness, readiness and the Prometheus scrape.
 // Declared in src/api/declaration/ops.ts. /metrics needs the operator token unless the
 // operator made it public (METRICS_PUBLIC=true; docs/decisions.md § Metrics).
-import { requireAdmin } from "../api/context.ts"
-import type { AppCtx } from "../api/context.ts"
-import { json, type Route } from "../api/http.ts"
-import { ApiError } from "../domain/errors.ts"
-import { opsOf } from "./port.ts"
-import { failedChecks, type ReadyReport } from "./readiness.ts"
+import { requireAdmin } from "../context.ts"
+import type { AppCtx } from "../context.ts"
+import { json, type Route } from "../http.ts"
+import { ApiError } from "../../domain/errors.ts"
+import { opsOf } from "../../ops/port.ts"
+import { failedChecks, type ReadyReport } from "../../ops/readiness.ts"
 
 /** A service without ops attached (bare test contexts): nothing to check beyond answering. */
 const BARE: ReadyReport = {
