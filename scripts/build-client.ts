@@ -126,6 +126,14 @@ export const stageClientPackage = async (dir: string): Promise<string> => {
 }
 
 if (process.argv[1] !== undefined && import.meta.filename === resolve(process.argv[1])) {
-  const { distDir } = await buildClient()
-  console.log(`built ${relative(REPO, distDir)} (${relative(REPO, dirname(distDir))}: npm pack there)`)
+  const args = process.argv.slice(2)
+  const usage = "usage: npm run build:client   (bundles src/client into packages/client/dist: ESM and .d.ts; then npm pack in packages/client)"
+  if (args.includes("--help") || args.includes("-h")) console.log(usage)
+  else if (args.length > 0) {
+    console.error(`build:client: takes no arguments (got ${args.join(" ")})\n${usage}`)
+    process.exitCode = 2
+  } else {
+    const { distDir } = await buildClient()
+    console.log(`built ${relative(REPO, distDir)} (${relative(REPO, dirname(distDir))}: npm pack there)`)
+  }
 }
