@@ -21,7 +21,7 @@ const CHART_STYLE = `
 .legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
 .rejects td:last-child,.rejects th:last-child{text-align:left}.rejects th{white-space:nowrap}
 .markouts{max-width:100%;height:auto;display:block;margin:6px 0}.scroll{overflow-x:auto;max-height:520px;overflow-y:auto}
-#fills-table th{position:sticky;top:0}button.sort{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;text-align:inherit}
+#fills-table th{position:sticky;top:0}#fills-table td{white-space:nowrap}button.sort{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;text-align:inherit}
 th[aria-sort=ascending] button.sort::after{content:" ▲"}th[aria-sort=descending] button.sort::after{content:" ▼"}`
 
 /** Civil date of a unix day number: the rewards book's label (no Date object). */
