@@ -3,10 +3,12 @@
 // package.json, put `-s` before a pipe (npm's own banner lines would reach `jq` otherwise), use
 // only options its program's `--help` lists (asked once per program, exit 0), name a bench suite
 // that exists, and point at scenario and fixture files that exist. docs/quickstart.md's blocks
-// are run as written by test/docs/quickstart.test.ts; the other blocks are checked, not run (they
-// need a tape, a NATS host or hours of fidelity runs), and a block that cannot even be checked says
-// why in a `<!-- docs-commands: not checked: … -->` line before it.
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+// are run as written by test/docs/quickstart.test.ts; here the backtests of the shipped sample run
+// as written too (RUNS); the rest are checked, not run (they need a tape, a
+// NATS host, a running service or minutes to hours of simulation), and a block that cannot even be
+// checked says why in a `<!-- docs-commands: not checked: … -->` line before it.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { runProcess } from "../support/run-process.ts"
@@ -104,6 +106,26 @@ describe("the shell commands of README.md and docs/", () => {
     const problems = commands.flatMap((c) => problemsOf(c, (s) => helps.get(s)?.text ?? ""))
     expect(problems).toEqual([])
   })
+
+  // The documented commands that finish in seconds run as written (their output sent to a temp
+  // folder, so they never race another test over out/): the shipped sample, in each page that shows it.
+  const RUNS = [
+    "npm run backtest",
+    "npm run backtest -- --preset aggressive --capital 5000 --queue prob --json"
+  ]
+  it.each(RUNS)("runs as written: %s", async (text) => {
+    expect(commands.some((c) => c.text === text), `${text} is on a page`).toBe(true)
+    const run = npmRun(text)!
+    const out = mkdtempSync(join(tmpdir(), "docs-command-"))
+    try {
+      const r = await runProcess("npm", ["run", "-s", run.script, "--", ...run.args, "--out", out, "--no-html"], { cwd: ROOT, timeoutMs: 600_000 })
+      expect(r.status, `${text}\n${r.stderr.slice(-2000)}`).toBe(0)
+      expect(existsSync(join(out, "backtest.duckdb"))).toBe(true)
+      if (run.args.includes("--json")) expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!)).toHaveProperty("summary")
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
+  }, 600_000)
 
   it("would catch what was once documented: a missing option, a pipe without -s, npm ci", () => {
     const help = (s: string): string => helps.get(s)?.text ?? ""
