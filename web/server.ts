@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { extname, join, normalize, resolve, sep } from "node:path"
+import { type ErrorCode, type ErrorBody, errorBody } from "../src/domain/errors.ts"
 import { errorFields, type Logger, silentLogger } from "../src/ops/log.ts"
 import { liveMonoClock } from "../src/time/clock.ts"
 import { acceptedEncodings, COMPRESSIBLE } from "./compress.ts"
@@ -54,7 +55,7 @@ const TYPES: Readonly<Record<string, string>> = {
   ".map": "application/json; charset=utf-8"
 }
 
-const json = (res: ServerResponse, status: number, body: { error: string; detail: string } | WebConfig, headers: Record<string, string> = {}): void => {
+const json = (res: ServerResponse, status: number, body: ErrorBody | WebConfig, headers: Record<string, string> = {}): void => {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers })
   res.end(JSON.stringify(body))
 }
@@ -120,8 +121,8 @@ export const startWebServer = async (o: WebServerOptions): Promise<WebServer> =>
     return null
   }
 
-  const refuse = (res: ServerResponse, status: number, error: string, detail: string, headers?: Record<string, string>): Outcome => {
-    json(res, status, { error, detail }, headers)
+  const refuse = (res: ServerResponse, status: number, error: ErrorCode, detail: string, headers?: Record<string, string>): Outcome => {
+    json(res, status, errorBody(error, detail), headers)
     return error
   }
 
@@ -159,7 +160,7 @@ export const startWebServer = async (o: WebServerOptions): Promise<WebServer> =>
       const requestId = `w${++errors}`
       logger.error("internal error", { service: "web", request_id: requestId, method, path: logged, ...errorFields(err, logger.enabled("debug")) })
       if (res.headersSent) res.destroy()
-      else json(res, 500, { error: "internal_error", detail: `unexpected server error (request ${requestId})` }, { "x-request-id": requestId })
+      else json(res, 500, errorBody("internal_error", `unexpected server error (request ${requestId})`), { "x-request-id": requestId })
     }
     const level = res.statusCode >= 500 ? "error" : "info"
     if (logger.enabled(level)) {

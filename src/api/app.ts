@@ -1,7 +1,7 @@
 // The HTTP app: one function from request to response, used by the node:http
 // adapter live and called directly by the simulator. Errors map to the
 // envelope here and nowhere else; nothing answers with HTML or a stack trace.
-import { ApiError } from "../domain/errors.ts"
+import { ApiError, errorBody } from "../domain/errors.ts"
 import type { OnError, RequestObserver } from "../ops/hooks.ts"
 import type { AppCtx } from "./context.ts"
 import { corsHeaders, preflight } from "./cors.ts"
@@ -83,7 +83,7 @@ export const serveRouter = <C>(
         errorCode = "internal_error"
         const requestId = `r${++requests}`
         onError(err, { requestId, method: req.method, route })
-        res = json(500, { error: "internal_error", detail: `unexpected server error (request ${requestId})` }, { "x-request-id": requestId })
+        res = json(500, errorBody("internal_error", `unexpected server error (request ${requestId})`), { "x-request-id": requestId })
       }
     }
     const cors = corsHeaders(req, corsOrigins)

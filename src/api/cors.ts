@@ -1,4 +1,5 @@
 // CORS is decided by the request's Origin against an allow-list, never by Host.
+import { errorBody } from "../domain/errors.ts"
 import type { HttpRequest, HttpResponse } from "./http.ts"
 
 export const corsHeaders = (req: HttpRequest, allowed: ReadonlySet<string>): Record<string, string> => {
@@ -18,7 +19,7 @@ export const corsHeaders = (req: HttpRequest, allowed: ReadonlySet<string>): Rec
 export const preflight = (req: HttpRequest, allowed: ReadonlySet<string>): HttpResponse => {
   const headers = corsHeaders(req, allowed)
   if (headers["access-control-allow-origin"] === undefined) {
-    return { status: 403, headers: { "content-type": "application/json; charset=utf-8", vary: "Origin" }, body: JSON.stringify({ error: "forbidden_origin" }) }
+    return { status: 403, headers: { "content-type": "application/json; charset=utf-8", vary: "Origin" }, body: JSON.stringify(errorBody("forbidden_origin")) }
   }
   return {
     status: 204,

@@ -2,7 +2,7 @@
 // same app serves node:http live and an in-process transport in simulation.
 // Bare routing over node:http measured ~50k req/s here against ~6k for Effect's
 // HttpApi, and POST /v1/orders must sustain 5,000 signed orders/s on 2 cores.
-import { ApiError } from "../domain/errors.ts"
+import { ApiError, errorBody } from "../domain/errors.ts"
 import { jsonTooDeep, MAX_JSON_DEPTH } from "../domain/json-depth.ts"
 
 export interface HttpRequest {
@@ -42,15 +42,11 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
 
 /** The one place an error becomes the spec's envelope `{ error, detail? }`. */
 export const errorResponse = (err: ApiError): HttpResponse => {
-  const body: Record<string, unknown> = { error: err.code }
-  if (err.detail !== undefined) body.detail = err.detail.length > 200 ? `${err.detail.slice(0, 197)}...` : err.detail
+  const detail = err.detail === undefined ? undefined : err.detail.length > 200 ? `${err.detail.slice(0, 197)}...` : err.detail
   // Never cached anywhere: 404 and 405 are heuristically cacheable without this.
   const headers: Record<string, string> = { "cache-control": "no-store" }
-  if (err.retryAfterSec !== undefined) {
-    body.retry_after = err.retryAfterSec
-    headers["retry-after"] = String(err.retryAfterSec)
-  }
-  return json(err.status, body, headers)
+  if (err.retryAfterSec !== undefined) headers["retry-after"] = String(err.retryAfterSec)
+  return json(err.status, errorBody(err.code, detail, err.retryAfterSec === undefined ? {} : { retry_after: err.retryAfterSec }), headers)
 }
 
 export class Router<C> {

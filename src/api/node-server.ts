@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net"
 import { WebSocketServer, type WebSocket } from "ws"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
 import type { FeedHub, FeedSocket } from "../feed/hub.ts"
-import { ApiError } from "../domain/errors.ts"
+import { ApiError, errorBody } from "../domain/errors.ts"
 import type { Logger } from "../ops/log.ts"
 import type { App } from "./app.ts"
 import { corsHeaders } from "./cors.ts"
@@ -129,7 +129,7 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
         : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
           ? ([408, "Request Timeout", "request_timeout"] as const)
           : ([400, "Bad Request", "bad_request"] as const)
-    const body = JSON.stringify({ error: code, detail: "the request could not be read as HTTP/1.1" })
+    const body = JSON.stringify(errorBody(code, "the request could not be read as HTTP/1.1"))
     socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
 

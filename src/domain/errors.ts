@@ -71,6 +71,25 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS
 
+/** The wire's error body (SPEC: `{ error, detail? }`; `retry_after` and readiness's checks are extensions). */
+export interface ErrorBody {
+  readonly error: string
+  readonly detail?: string
+  readonly [extra: string]: unknown
+}
+
+/**
+ * The one constructor of the error envelope's body (the declaration's Schema is `errorEnvelope` below): every error answer of the API, the deposit service,
+ * the standby, the raw-socket answers of node-server and the web app's server is built here
+ * (test/api/error-body.test.ts holds the source to that). `not_ready` is readiness's own code
+ * (docs/metrics.md), outside the error catalogue because no route throws it.
+ */
+export const errorBody = (code: ErrorCode | "not_ready", detail?: string, extra: Readonly<Record<string, unknown>> = {}): ErrorBody => ({
+  error: code,
+  ...(detail === undefined ? {} : { detail }),
+  ...extra
+})
+
 /** A client-facing failure: a code from the catalogue and an optional detail (≤ 200 chars on the wire). */
 export class ApiError {
   readonly _tag = "ApiError"

@@ -11,7 +11,7 @@
 import { Duration, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import type { App } from "../api/app.ts"
 import { errorResponse, json } from "../api/http.ts"
-import { ApiError } from "../domain/errors.ts"
+import { ApiError, errorBody } from "../domain/errors.ts"
 import { type CheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
 import type { LeadershipLost } from "../cluster/log-journal.ts"
 import type { CommandBus } from "../cluster/command-bus.ts"
@@ -63,7 +63,7 @@ const standbyApp =
     const headers = { "cache-control": "no-store", "x-twinbook-role": "standby" }
     if (req.path === "/v1/health") return Promise.resolve(json(200, { status: "ok", ok: true, seq: lastSeq() }, headers))
     if (req.path === "/v1/ready") {
-      return Promise.resolve(json(503, { error: "not_ready", detail: `standby: following the leader's log (position ${position()}); takes over if the leader's lease lapses` }, headers))
+      return Promise.resolve(json(503, errorBody("not_ready", `standby: following the leader's log (position ${position()}); takes over if the leader's lease lapses`), headers))
     }
     // The standby keeps no metrics registry of its own yet: /metrics says so in its declared way.
     const res = errorResponse(req.path === "/metrics" ? new ApiError("not_found", "a standby sequencer exports no metrics; scrape the leader") : notLeader("this sequencer is the standby"))

@@ -4,7 +4,7 @@
 import { requireAdmin } from "../context.ts"
 import type { AppCtx } from "../context.ts"
 import { json, type Route } from "../http.ts"
-import { ApiError } from "../../domain/errors.ts"
+import { ApiError, errorBody } from "../../domain/errors.ts"
 import { opsOf } from "../../ops/port.ts"
 import { failedChecks, type ReadyReport } from "../../ops/readiness.ts"
 
@@ -30,7 +30,7 @@ export const opsRoutes: ReadonlyArray<Route<AppCtx>> = [
     handler: async (ctx) => {
       const report = (await opsOf(ctx)?.ready()) ?? BARE
       if (report.status === "ready") return json(200, report, NO_STORE)
-      return json(503, { error: "not_ready", detail: failedChecks(report), ...report }, NO_STORE)
+      return json(503, errorBody("not_ready", failedChecks(report), { ...report }), NO_STORE)
     }
   },
   {
