@@ -61,6 +61,7 @@ const clusterLine = (c: ClusterRunStats): string => {
   )
 }
 
+// One piece: the CLI's steps in order (parse, load, single run or sweep, print), each a few lines with its exit code.
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(`${USAGE}\n`)

@@ -26,6 +26,7 @@ const note = (env: FaultEnv, kind: string, detail: string): void => {
   env.stats.faults.push({ atSec: env.world.scheduler.nowSec() - env.world.options.startSec, kind, detail })
 }
 
+// One piece: one case per fault kind, each a few lines.
 /** Applies one fault now; a fault with a duration undoes itself when it ends. */
 export const inject = async (env: FaultEnv, f: FaultSpec): Promise<void> => {
   const { world } = env

@@ -170,6 +170,7 @@ const calibrate = async (args: Args, log: (line: string) => void): Promise<Calib
   return c
 }
 
+// One piece: the CLI's steps in order (parse, load, run the seeds, print), each a few lines with its exit code.
 const main = async (): Promise<number> => {
   if (process.argv.includes("--help") || process.argv.includes("-h")) {
     process.stdout.write(`${USAGE}\n`)

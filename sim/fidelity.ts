@@ -254,6 +254,7 @@ export const botBacktestConfig = (seed: number, realised: Realised, tapeMeta: Ta
   )
 }
 
+// One piece: one bot's backtests over every model in a fixed order, sharing the loaded tape.
 /**
  * Backtests one bot on its counterfactual tape with every book and latency model (and on the live tape without it, when given).
  * A market-response model (fitted on calibration seeds) applies to the counterfactual backtests only: the live tape has the real responders.

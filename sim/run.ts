@@ -160,6 +160,7 @@ const createMarkets = async (world: World, count: number, startSec: number): Pro
   return markets
 }
 
+// One piece: a scenario run in its order (world, agents, faults, clock, drain, audit, summary), each step a call; they share the world.
 export const runScenario = async (scenario: Scenario, opts: RunOptions = {}): Promise<Summary> => {
   const wall0 = opts.wallMs?.() ?? null
   const known = new Set(agentNames(scenario))

@@ -87,6 +87,7 @@ export class SimDisk {
     }
   }
 
+  // One piece: the Storage interface of one process's handle: each method a few lines sharing the handle's epoch.
   /** The disk as one process sees it: after a crash, that process's handle refuses everything. */
   storageFor(): Storage {
     const epoch = this.epoch

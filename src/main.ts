@@ -40,6 +40,7 @@ const loadOrCreateSecret = (dataDir: string, name: string, bytes: number): { hex
   return { hex: secret, path, created: true }
 }
 
+// One piece: the program's steps in order (settings, data dir, secrets, chain, service), each a yield with its own release.
 const program = Effect.gen(function* () {
   const settings = yield* commonSettings
   const { host, port } = settings

@@ -89,6 +89,7 @@ const pathOf = (target: string): { raw: string; decoded: string } | null => {
   return decoded.includes("\0") ? null : { raw, decoded }
 }
 
+// One piece: a factory whose handlers (files, config, refusals, logging) share the dist folder, config and logger.
 export const startWebServer = async (o: WebServerOptions): Promise<WebServer> => {
   const dist = resolve(o.distDir ?? DEFAULT_DIST)
   if (!existsSync(join(dist, "index.html"))) throw new Error(`web app not built: ${dist}/index.html is missing (run npm run web:build)`)

@@ -132,6 +132,7 @@ export const readParamsFile = (path: string): { config: Pick<BacktestConfig, "st
   return { config: { strategy: { kind: "spec", spec: parsed.spec, params: parsed.params } }, capitalMicro: parsed.spec.capital_micro_usdc }
 }
 
+// One piece: the flag table read in order, each flag one or two lines (the same flags as USAGE above).
 export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   const values = new Map<string, string[]>()
   const bools = new Set<string>()

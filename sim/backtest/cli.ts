@@ -27,6 +27,7 @@ import { QueueInterrupted, QueueRefused, QueueUnreachable } from "../queue/calle
 import { syntheticDataset } from "./synthetic.ts"
 import { fitResponseCli } from "./response/fit-cli.ts"
 
+// One piece: the CLI's steps in order (parse, load, run or sweep, write, print), each a few lines with its exit code.
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (argv[0] === "fit-response") return fitResponseCli(argv.slice(1))
   let opts = parseArgs(argv)

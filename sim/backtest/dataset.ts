@@ -171,6 +171,7 @@ export const tradeWarnings = (trades: TradeColumns, order: Int32Array): { warnin
   return { warnings: out, notes }
 }
 
+// One piece: one pass that interns market names, sorts and indexes the columns; each phase is commented and shares the interned tables.
 export const buildDataset = (source: string, trades: TradeColumns, levels: LevelColumns | null, orders: OrderColumns | null = null): Dataset => {
   const names = [...new Set([...trades.marketNames, ...(levels?.marketNames ?? []), ...(orders?.marketNames ?? [])])].sort()
   if (names.length > 65_535) throw new BacktestInputError(`too many markets (${names.length})`)

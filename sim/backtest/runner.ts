@@ -83,6 +83,7 @@ const dataStartMs = (d: Dataset, config: BacktestConfig): number => (config.begi
 
 const latency = (spec: LatencySpec, rng: Rng): number => spec.baseMs + Math.round(rng.exponential(spec.jitterMs))
 
+// One piece: the replay loop and its steps (feed, sample, day close, advance) share the run's mutable state as closures; splitting it into named modules (issue 35 item 5) is not done yet.
 export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions = {}): RunResult => {
   const params = marketParams(config, d)
   const everyStep = opts.everyStep === true
@@ -460,6 +461,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   return { report: { ...report, stats, fill_markouts_bps: fillMarkoutsBps, outcome_path: outcome, interval: null }, engine: v.engine, exchange: v.exchange }
 }
 
+// One piece: the report's fields, each computed in a line or two from the run's end state.
 const buildReport = (
   d: Dataset, config: BacktestConfig, v: Venue, bg: Background, l3: OrderLevelBook, markets: ReadonlyArray<MarketState>, rewards: RewardsLedger,
   series: Series, fills: FillRow[], causes: { fromTrades: number; response: { fills: number; contracts: number; takers: number; informed: number } }, endMs: number, finalEquity: number, markTotal: number,

@@ -57,6 +57,7 @@ const touch = (fairBps: number, tick: number, wide: boolean): [number, number] =
   return [bid, ask]
 }
 
+// One piece: one generator loop whose random draws must stay in this order (the seed's output is recorded).
 export const generateSynthetic = (opts: SyntheticOptions): { trades: TradeColumns; levels: LevelColumns | null } => {
   const n = opts.trades
   if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`synthetic trades must be a positive integer (got ${n})`)

@@ -73,6 +73,7 @@ const toRequest = (req: IncomingMessage, body: string): HttpRequest => {
   }
 }
 
+// One piece: a factory whose inner functions (write, clientError, upgrade, drain) share the server and its connection sets.
 export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
   const write = (res: ServerResponse, out: HttpResponse): void => {
     // An explicit length avoids chunked encoding: one write, cheaper framing. HEAD keeps the GET length.

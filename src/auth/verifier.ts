@@ -51,6 +51,7 @@ interface Slot {
   readonly inFlight: Map<number, Batch>
 }
 
+// One piece: a factory whose worker pool, queue and fallback share the workers.
 /**
  * `size` workers; a user always goes to the same worker, so one user's orders keep
  * their order. If a worker dies, its in-flight batches are verified inline (same

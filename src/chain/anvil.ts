@@ -119,6 +119,7 @@ const waitExit = (child: ChildProcess): Promise<void> =>
 
 let starts = 0
 
+// One piece: one start attempt in its order (spawn, wait for the config file, probe, watchdog), sharing the child process.
 const startOnce = async (bin: string, port: number, chainId: number, options: AnvilOptions): Promise<Anvil | { failed: string; portInUse: boolean }> => {
   // Anvil writes --config-out only once it has bound its port, so the file's appearance proves
   // that the JSON-RPC answers come from this process and not from another one on the same port.

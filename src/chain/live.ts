@@ -72,6 +72,7 @@ export interface LiveChain extends Chain {
   readonly publicClient: PublicClient
 }
 
+// One piece: a factory: the Chain interface's methods over one viem client pair, each a few lines.
 export const liveChain = (options: LiveChainOptions): LiveChain => {
   const info: ChainInfo = {
     chainId: options.info.chainId,
@@ -236,6 +237,7 @@ const fundOnAnvil = async (rpcUrl: string, address: Address): Promise<void> => {
 const attempt = <A>(message: string, f: () => Promise<A>): Effect.Effect<A, ChainStartError> =>
   Effect.tryPromise({ try: f, catch: (cause) => new ChainStartError({ message: `${message}: ${cause instanceof Error ? cause.message : String(cause)}`, cause }) })
 
+// One piece: a scoped factory: acquisition of the clients and the chain in order.
 /** Connects (or starts Anvil, deploys and connects); an embedded Anvil is stopped when the scope closes. */
 export const makeLiveChain = (config: LiveChainConfig): Effect.Effect<LiveChain, ChainStartError, Scope.Scope> =>
   Effect.gen(function* () {

@@ -71,6 +71,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener("abort", done)
   })
 
+// One piece: a factory whose consumer loop, gap check and stop share the reader's position and consumer.
 export const followStream = (
   nc: NatsConnection,
   js: JetStreamClient,

@@ -44,6 +44,7 @@ export interface LogJournal extends Journal {
   fail(err: LeadershipLost): void
 }
 
+// One piece: a factory whose append queue, flush and leadership loss share the pending batch.
 export const openLogJournal = (o: LogJournalOptions): LogJournal => {
   const defer = o.defer ?? setImmediate
   let position = o.after

@@ -5,6 +5,7 @@ import type { Engine } from "./engine.ts"
 import { MICRO_PER_CONTRACT } from "./money.ts"
 import type { Order, Position } from "./state.ts"
 
+// One piece: one check per invariant, each a few lines, over one walk of the state.
 // Messages are built only for a violation: the auditor runs this over the whole state
 // on a cadence, and a template string per check was most of its cost.
 export const findViolations = (e: Engine): string[] => {

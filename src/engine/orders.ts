@@ -20,6 +20,7 @@ import { type Account, Order, type Position } from "./state.ts"
 import type { CancelAll, CancelOrder, CancelReason, PlaceOrder, SettlementKind, Stp } from "./types.ts"
 import { isValidId } from "./validate.ts"
 
+// One piece: a placement's checks, then matching, in the order SPEC §3 states them; split, that order would be scattered across files.
 export const applyPlaceOrder = (e: Engine, cmd: PlaceOrder): void => {
   const user = cmd.user
   if (!isValidId(user)) return void e.reject("place_order", "invalid_user", null)
@@ -202,6 +203,7 @@ const match = (e: Engine, taker: Order, opposite: BookSide): boolean => {
   return false
 }
 
+// One piece: one fill's settlement: mint, swap or merge by the two sides, each with its balance moves, as SPEC §4 gives them.
 const settle = (e: Engine, taker: Order, maker: Order, size: number, yesPriceBps: number, makerSide: BookSide): void => {
   const market = taker.market
   const bid = taker.isBid ? taker : maker

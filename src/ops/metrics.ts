@@ -168,6 +168,7 @@ export class ServiceMetrics {
     })
   }
 
+  // One piece: one collect function per scrape-time metric family, each a few lines, all reading the same sources.
   /** The scrape-time families, reading `s`. */
   bind(s: MetricsSources): void {
     const r = [this.registry]

@@ -222,6 +222,7 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
   return { hub, ctx, app: makeApp(ctx, opts.onError, opts.observe), lpBots: new LpBotRunner(ctx, opts.onError) }
 }
 
+// One piece: the service's acquisition sequence in order, each step one yield with its release (docs/runtime.md lists the graph).
 /**
  * The service as scoped resources, acquired in this order and released in reverse by the Scope:
  * the journal and history store (StoreService: a last snapshot, then close, then the store flushed

@@ -107,6 +107,7 @@ const leadingStoreLayer = (leading: Leading, logger: Logger, checkpoint: Checkpo
       )
   })
 
+// One piece: the role's sequence in order (standby, lease, take over, serve), each a yield.
 /**
  * The sequencer role in the enclosing Scope: a standby until it leads, then the service (its
  * `RunningService` is what this resolves with). Needs the same context as `makeService`, but for

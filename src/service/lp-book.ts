@@ -140,6 +140,7 @@ export class LpBook {
     return [...this.bots.values()].filter((b) => b.status === "running").sort((a, b) => (a.user < b.user ? -1 : 1))
   }
 
+  // One piece: one case per LP command, each a few lines.
   apply(cmd: LpCommand, host: LpHost, events: EngineEvent[]): LpRefusal | null {
     switch (cmd.type) {
       case "lp_session_new": {

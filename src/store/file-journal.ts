@@ -191,6 +191,7 @@ export const writeAll = async (file: AppendFile, buffers: Buffer[], path: string
   return total
 }
 
+// One piece: a factory whose single writer loop, rotation and sync share the file handle (so rotation cannot race appends).
 /**
  * Opens the journal for appending, continuing the last segment. The single writer
  * loop owns the file handle, so size-based rotation between batches cannot race appends.

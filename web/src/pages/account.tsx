@@ -12,6 +12,7 @@ const KeyWarning = () => (
   </div>
 )
 
+// One piece: a page component: its hooks, then its markup top to bottom.
 export const AccountPage = () => {
   const k = key.value
   const [importText, setImportText] = useState("")

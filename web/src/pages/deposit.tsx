@@ -88,6 +88,7 @@ const Stages = ({ p }: { p: Progress | null }) => {
   )
 }
 
+// One piece: a page component: its hooks, then its markup top to bottom in the order a person goes through the stages.
 export const DepositPage = () => {
   const k = key.value
   const cfg = config.value!

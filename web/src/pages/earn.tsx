@@ -125,6 +125,7 @@ interface LpStatus {
   sessions: { session_pub: string; delegated: boolean; revoked: boolean; expired: boolean; expires_at_unix: number }[]
 }
 
+// One piece: a component: the server bot's delegate, start and stop around one status.
 const ServerBot = ({ marketId, build }: { marketId: string; build: () => FormResult }) => {
   const k = key.value!
   const [status, setStatus] = useState<LpStatus | null>(null)
@@ -205,6 +206,7 @@ const ServerBot = ({ marketId, build }: { marketId: string; build: () => FormRes
   )
 }
 
+// One piece: a page component: its hooks, then its markup top to bottom.
 export const EarnPage = () => {
   const k = key.value
   const markets = useMarkets()

@@ -145,6 +145,7 @@ const foldTrade = (bars: Bar[], t: { id: number; time: number; price: number; ye
   return bar
 }
 
+// One piece: a component: the chart's life cycle (create, feed, resize, dispose) around one chart instance.
 const Candles = ({ marketId }: { marketId: string }) => {
   const el = useRef<HTMLDivElement>(null)
   const [interval, setIv] = useState<Interval>("1m")
@@ -263,6 +264,7 @@ const useFreeShares = (marketId: string): { yes: number; no: number } | null => 
   return free
 }
 
+// One piece: a component: the ticket's fields, preview and submit around one form state.
 export const Ticket = ({ marketId, takerFeeBps }: { marketId: string; takerFeeBps: number }) => {
   const [side, setSide] = useState<"buy" | "sell">("buy")
   const [outcome, setOutcome] = useState<"yes" | "no">("yes")

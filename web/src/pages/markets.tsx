@@ -33,6 +33,7 @@ const Chance = ({ marketId }: { marketId: string }) => {
 
 const CATEGORIES = ["", "BTC", "ETH", "DOGE", "SOL", "XRP", "BNB", "Sports", "Politics", "Culture"]
 
+// One piece: a page component: its hooks, then its markup top to bottom.
 export const MarketsPage = () => {
   const [category, setCategory] = useState("")
   const [search, setSearch] = useState("")
