@@ -18,6 +18,7 @@ import type { Address } from "../../src/chain/chain.ts"
 import { usdgAbi } from "../../src/chain/contracts.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { type ChildServer, startChildServer } from "../support/child-server.ts"
+import { json, until } from "../support/poll.ts"
 
 const ADMIN = "crash-anvil-admin-token"
 const dirs: string[] = []
@@ -61,15 +62,6 @@ const noteAnvils = (dataDir: string, servicePid: number): number[] => {
 const anvilsOf = (dataDir: string): number[] => [...(seen.get(dataDir) ?? [])].filter(isAnvil)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const until = async <A>(what: string, probe: () => Promise<A | null> | A | null, timeoutMs = 20_000): Promise<A> => {
-  for (let waited = 0; ; waited += 50) {
-    const value = await probe()
-    if (value !== null) return value
-    if (waited >= timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
-
 afterAll(async () => {
   for (const c of children) c.kill("SIGKILL")
   for (const dir of dirs) {
@@ -96,14 +88,6 @@ const boot = async (dataDir: string, detached = false) => {
   return { child, rpcUrl: m[1]!, token: m[2] as Address, vault: m[3] as Address, depositUrl: /^deposit service\s+(http:\/\/[^/\s]+)/.exec(deposit)![1]! }
 }
 
-const json = async (url: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
-  const res = await fetch(url, {
-    method: init.method ?? "GET",
-    headers: { "content-type": "application/json", ...init.headers },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
 
 describe("the embedded chain across a SIGKILL of the service (real process)", () => {
   it("keeps a credited deposit on the chain: after SIGKILL and restart the chain and the ledger agree", async () => {

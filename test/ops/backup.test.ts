@@ -23,6 +23,7 @@ import { keyFromLabel } from "../../src/client/keys.ts"
 import { idFromSlug } from "../../src/service/catalog.ts"
 import { anvilChildrenOf } from "../support/anvil-chain.ts"
 import { type ChildServer, startChildServer } from "../support/child-server.ts"
+import { json, until } from "../support/poll.ts"
 
 const ADMIN = "backup-test-admin-token"
 const ROOT = join(import.meta.dirname, "..", "..")
@@ -49,23 +50,6 @@ afterAll(() => {
 })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const until = async <A>(what: string, probe: () => Promise<A | null> | A | null, timeoutMs = 60_000): Promise<A> => {
-  for (let waited = 0; ; waited += 50) {
-    const value = await probe()
-    if (value !== null) return value
-    if (waited >= timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
-
-const json = async (url: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
-  const res = await fetch(url, {
-    method: init.method ?? "GET",
-    headers: { "content-type": "application/json", ...init.headers },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
 const admin = { authorization: `Bearer ${ADMIN}` }
 
 interface Booted {
