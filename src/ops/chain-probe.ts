@@ -2,6 +2,7 @@
 // (within a bound), how far the deposit watcher is behind its head, and whether the chain
 // guard has halted crediting. Never throws: an unreachable chain is a result.
 import type { Chain } from "../chain/chain.ts"
+import { within } from "./within.ts"
 
 export interface ChainProbeResult {
   /** The head block, or null when the RPC did not answer in time. */
@@ -27,28 +28,18 @@ export interface ChainProbeOptions {
   readonly timeoutMs: number
 }
 
-const timeout = (ms: number): { promise: Promise<never>; cancel: () => void } => {
-  let timer: NodeJS.Timeout | undefined
-  const promise = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-  })
-  return { promise, cancel: () => clearTimeout(timer) }
-}
 
 export const chainProbe = (o: ChainProbeOptions): ChainProbe => ({
   probe: async () => {
     const halted = o.guard.isHalted
     const checked = o.watcher.passed
-    const t = timeout(o.timeoutMs)
     try {
-      const head = await Promise.race([o.chain.head(), t.promise])
+      const head = await within(() => o.chain.head(), o.timeoutMs, () => new Error(`no answer within ${o.timeoutMs} ms`))
       const lag = head - o.watcher.scannedThroughBlock
       return { head, lagBlocks: Number(lag < 0n ? 0n : lag), halted, checked, error: null }
     } catch (err) {
       const message = err instanceof Error ? err.message.split("\n")[0]! : String(err)
       return { head: null, lagBlocks: null, halted, checked, error: message.slice(0, 160) }
-    } finally {
-      t.cancel()
     }
   }
 })

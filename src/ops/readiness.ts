@@ -10,6 +10,7 @@ import { join } from "node:path"
 import type { ChainProbe } from "./chain-probe.ts"
 import type { Logger } from "./log.ts"
 import { errnoOf, type StorageHealth } from "./storage-health.ts"
+import { within } from "./within.ts"
 
 export interface Check {
   readonly ok: boolean
@@ -40,15 +41,6 @@ export interface ReadinessOptions {
 /** Less free space than this on DATA_DIR's disk is not ready: the journal's next reserve (1 MiB) would not fit. */
 export const MIN_FREE_BYTES = 1024 * 1024
 
-const within = async <A>(p: Promise<A>, ms: number, what: string): Promise<A> => {
-  let timer: NodeJS.Timeout | undefined
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)))])
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
 /** An error as a response may show it: its errno name (EACCES, ENOSPC, …), or our own path-free sentence. */
 const reasonOf = (err: unknown): string => {
   const errno = errnoOf(err)
@@ -63,7 +55,7 @@ const journalCheck = async (o: ReadinessOptions): Promise<Check> => {
   try {
     // The journal has not failed and what was appended before this probe is durable;
     // the folders still take new files (a segment, a snapshot) and the disk has room.
-    await within(journal.sync(), o.timeoutMs, "journal sync")
+    await within(() => journal.sync(), o.timeoutMs, () => new Error(`journal sync did not finish within ${o.timeoutMs} ms`))
     if (o.dataDir !== undefined) {
       for (const dir of [o.dataDir, join(o.dataDir, "journal")]) await access(dir, constants.W_OK)
       const fs = await statfs(o.dataDir)
