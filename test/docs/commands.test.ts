@@ -60,8 +60,8 @@ const optionsOf = (args: ReadonlyArray<string>): string[] =>
 export const problemsOf = (c: DocCommand, help: (script: string) => string): string[] => {
   const run = npmRun(c.text)
   if (run === null) return []
-  if (["install", "ci"].includes(run.script) || run.script === "") return [`${c.text}: "npm run" needs a script`]
   const at = `${c.file}:${c.line} ${c.text}`
+  if (run.script === "") return [`${at}: "npm run" needs a script`]
   if (!Object.hasOwn(SCRIPTS, run.script)) return [`${at}: no script "${run.script}" in package.json`]
   const out: string[] = []
   if (run.piped && !run.silent) out.push(`${at}: a pipe needs "npm run -s" (npm's banner lines would go down the pipe)`)
