@@ -6,6 +6,7 @@
 // The controls show the check catches a timer planted in service code, and Effect's default
 // scheduler falling back to setTimeout(0) after 2048 microtask hops — which the simulator's own
 // Effect Scheduler (sim/world/effect-scheduler.ts, World.runEffect) avoids.
+import { realpathSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
@@ -15,7 +16,9 @@ import { World } from "../../sim/world/world.ts"
 import { SCENARIO_DIR } from "./support.ts"
 
 const root = join(import.meta.dirname, "..", "..")
-const watched = [join(root, "src") + "/", join(root, "sim") + "/", join(root, "node_modules", "effect") + "/"]
+// Stacks name the real path: node_modules may be a symlink (a git worktree sharing another checkout's).
+const effectDir = realpathSync(join(root, "node_modules", "effect"))
+const watched = [join(root, "src") + "/", join(root, "sim") + "/", effectDir + "/"]
 
 interface Fired {
   readonly kind: string
@@ -148,6 +151,6 @@ describe("no real timer fires in a simulated day", () => {
       expect(await onDefault!).toBe("done")
     })
     expect(dflt.fired.map((f) => f.kind)).toContain("setTimeout")
-    expect(dflt.fired[0]!.stack).toContain(join(root, "node_modules", "effect"))
+    expect(dflt.fired[0]!.stack).toContain(effectDir)
   })
 })
