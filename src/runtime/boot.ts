@@ -232,7 +232,7 @@ const assembleCore = (exchange: Exchange, config: ServiceConfig, w: CoreWiring):
  * last comes the drain, so closing first stops accepting and answers what is in flight, then stops
  * the workers (each finishing its pass in flight), the chain, the server and last the journal.
  * The same function runs live (src/main.ts), in tests (`startService`) and in every simulated
- * process (sim/world.ts); only the layers differ.
+ * process (sim/world/world.ts); only the layers differ.
  */
 export const makeService = (config: ServiceConfig): Effect.Effect<RunningService, never, Scope.Scope | ServiceContext> =>
   Effect.gen(function* () {

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it, vi } from "vitest"
 import { formatEta, progressBar } from "../../sim/progress.ts"
-import { scaledExpect } from "../../sim/run.ts"
-import { loadScenario } from "../../sim/scenario.ts"
+import { scaledExpect } from "../../sim/scenario/run.ts"
+import { loadScenario } from "../../sim/scenario/scenario.ts"
 import { runProcess, type ProcessResult } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
