@@ -1,16 +1,7 @@
-// Daily LP pool reads (SPEC §4 "Fees and rewards"): a maker's accrual and payouts, and
-// the leaderboard. Public, like every read. Payload fields: docs/api.md "Rewards".
-import { isUserKey } from "../../auth/ed25519.ts"
-import { normalizeAddress } from "../../chain/chain.ts"
-import { ApiError } from "../../domain/errors.ts"
-import type { Exchange } from "../../service/exchange.ts"
-import { DAY_SEC, dayLabel, dayOfSec } from "../../service/rewards-book.ts"
-import { TTL_SEC } from "../cache.ts"
-import { type AppCtx, nowSec, requireUserKey } from "../context.ts"
-import { json, type Route } from "../http.ts"
-import { intParam } from "./params.ts"
-
-const noStore = { "cache-control": "no-store", "x-cache": "MISS" }
+// Daily LP pool reads (SPEC §4 "Fees and rewards"): a maker's accrual and payouts, and the
+// leaderboard, in their wire shapes (payload fields: docs/api.md "Rewards").
+import type { Exchange } from "./exchange.ts"
+import { DAY_SEC, dayLabel, dayOfSec } from "./rewards-book.ts"
 
 const dayFields = (day: number) => ({ day: dayLabel(day), day_start: day * DAY_SEC })
 
@@ -59,41 +50,3 @@ export const leaderboard = (x: Exchange, days: number, limit: number, now: numbe
     .map(([maker, a], i) => ({ rank: i + 1, maker, micro_usdc: a.micro, score: Math.round(a.score * 1e6) / 1e6, days_active: a.days }))
   return { days, rows }
 }
-
-export const rewardsRoutes: ReadonlyArray<Route<AppCtx>> = [
-  {
-    method: "GET",
-    path: "/v1/rewards/me",
-    handler: (ctx, req) => {
-      const user = req.query.get("user") ?? ""
-      requireUserKey("user", user, "invalid_pubkey")
-      return json(200, rewardsView(ctx.exchange, user, nowSec(ctx)), noStore)
-    }
-  },
-  {
-    method: "GET",
-    path: "/v1/rewards/wallet/:wallet",
-    handler: (ctx, _req, params) => {
-      const wallet = params.wallet!
-      let user = wallet
-      if (!isUserKey(wallet)) {
-        // Extension: a linked EVM wallet names its user too.
-        const evm = normalizeAddress(wallet)
-        if (evm === null) throw new ApiError("invalid_pubkey", "wallet: a base58 user key or a linked 0x address")
-        const linked = ctx.exchange.userOfWallet.get(evm)
-        if (linked === undefined) throw new ApiError("not_found", "no user is linked to this wallet")
-        user = linked
-      }
-      return json(200, rewardsView(ctx.exchange, user, nowSec(ctx)), noStore)
-    }
-  },
-  {
-    method: "GET",
-    path: "/v1/rewards/leaderboard",
-    handler: (ctx, req) => {
-      const days = intParam(req.query, "days", 7, 1, 90)
-      const limit = intParam(req.query, "limit", 50, 1, 200)
-      return ctx.cache.serve(`${req.path}?days=${days}&limit=${limit}`, TTL_SEC.fees, () => json(200, leaderboard(ctx.exchange, days, limit, nowSec(ctx))))
-    }
-  }
-]
