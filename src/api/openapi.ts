@@ -5,6 +5,7 @@
 import { HttpApiSwagger, HttpLayerRouter, OpenApi } from "@effect/platform"
 import type { HttpApi } from "@effect/platform"
 import { Api } from "./declaration/api.ts"
+import { API_TABLE } from "./declaration/table.ts"
 import { json, type HttpResponse } from "./http.ts"
 
 /** The OpenAPI 3.1 document of a declared API (cached by the generator). */
@@ -23,12 +24,12 @@ export const documentHandler = (api: HttpApi.HttpApi.Any) => {
 /** The docs page, rendered by @effect/platform's Swagger UI handler (once: about 2 MB with its inlined assets). */
 let docsPageOnce: Promise<string> | undefined
 const renderDocsPage = async (): Promise<string> => {
-  const { handler, dispose } = HttpLayerRouter.toWebHandler(HttpApiSwagger.layerHttpLayerRouter({ api: Api, path: "/v1/docs" }), {
+  const { handler, dispose } = HttpLayerRouter.toWebHandler(HttpApiSwagger.layerHttpLayerRouter({ api: Api, path: API_TABLE.meta.docs.path }), {
     // Rendered once, in-process: Effect's per-request log line would reach the operator's console.
     disableLogger: true
   })
   try {
-    return await (await handler(new Request("http://docs.local/v1/docs"))).text()
+    return await (await handler(new Request(`http://docs.local${API_TABLE.meta.docs.path}`))).text()
   } finally {
     await dispose()
   }

@@ -1,12 +1,13 @@
 // Daily LP pool reads (SPEC §4 "Fees and rewards"): a maker's accrual and payouts, and the
 // leaderboard, in their wire shapes (payload fields: docs/api.md "Rewards").
+import type * as W from "../domain/wire.ts"
 import type { Exchange } from "./exchange.ts"
 import { DAY_SEC, dayLabel, dayOfSec } from "./rewards-book.ts"
 
 const dayFields = (day: number) => ({ day: dayLabel(day), day_start: day * DAY_SEC })
 
 /** One maker's rewards: today's estimate, closed days awaiting payout, paid days (newest first), totals. */
-export const rewardsView = (x: Exchange, user: string, now: number) => {
+export const rewardsView = (x: Exchange, user: string, now: number): (typeof W.RewardsMe)["Type"] => {
   const today = dayOfSec(now)
   const t = x.rewards.estimate(today, user)
   const pending = [...x.rewards.days.keys()]
@@ -31,7 +32,7 @@ export const rewardsView = (x: Exchange, user: string, now: number) => {
 }
 
 /** Paid rewards over the `days` closed days before today, ranked by micro_usdc, then score, then maker. */
-export const leaderboard = (x: Exchange, days: number, limit: number, now: number) => {
+export const leaderboard = (x: Exchange, days: number, limit: number, now: number): (typeof W.Leaderboard)["Type"] => {
   const today = dayOfSec(now)
   const byMaker = new Map<string, { micro: number; score: number; days: number }>()
   for (const p of x.rewards.paid) {

@@ -29,7 +29,7 @@ import { operator } from "./operator.ts"
 import { OPS_ROUTES } from "./ops.ts"
 import { EvmAddress, MarketRef, PAGE, USER_FIELD, UserKey } from "./params.ts"
 import { API_TABLE as T, DEPOSIT_TABLE } from "./table.ts"
-import * as W from "./wire.ts"
+import * as W from "../../domain/wire.ts"
 import { WS_FRAMES } from "./ws-frames.ts"
 
 

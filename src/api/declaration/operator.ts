@@ -6,7 +6,7 @@ import { BindingRequest, BuilderFeeRequest, CreateEventRequest, CreditRequest, F
 import type { Group } from "./endpoint.ts"
 import { MarketRef, UserKey } from "./params.ts"
 import { API_TABLE as T, type RouteLine } from "./table.ts"
-import * as W from "./wire.ts"
+import * as W from "../../domain/wire.ts"
 
 /** Codes of every operator route (src/api/context.ts requireAdmin). */
 export const ADMIN: ReadonlyArray<ErrorCode> = ["unauthorized", "rate_limited"]

@@ -1,7 +1,7 @@
 // Path and query parameters shared by the API's route groups (api.ts, operator.ts). The router
 // decodes a request's parameters with these (src/api/serve.ts), so a handler gets them checked.
 import { Schema } from "effect"
-import { checkUserKey } from "../../auth/ed25519.ts"
+import { checkUserKey } from "../../auth/user-key.ts"
 import { intQuery } from "./endpoint.ts"
 
 /**
