@@ -1,6 +1,6 @@
 // The client package's .d.ts. src/client/types.ts names each response shape as the
-// `Schema.Schema.Type` of the API declaration's Effect Schema (one source for server and
-// client); shipping that would make `effect` (39 MB installed) a dependency of a client that never
+// `Schema.Schema.Type` of the API declaration's Effect Schema, and each request body and query
+// as the declaration's (`RequestOf`, `QueryOf`: one source for server and client); shipping that would make `effect` (39 MB installed) a dependency of a client that never
 // runs it. So before tsc emits the declarations, every such type in types.ts is replaced by the
 // plain object type the checker resolves it to: the package's types are the same shapes with no
 // import of effect. test/client/package.test.ts checks that each flattened type is identical to
@@ -13,7 +13,9 @@ const REPO = resolve(import.meta.dirname, "..")
 const SRC = join(REPO, "src")
 const TYPES_FILE = join(SRC, "client", "types.ts")
 /** Modules whose only use in types.ts is inside `Schema.Schema.Type<…>`: their imports go once the types are flattened. */
-const FLATTENED_IMPORTS = new Set(["effect", "../api/declaration/wire.ts", "../api/declaration/dev.ts"])
+const FLATTENED_IMPORTS = new Set(["effect", "../domain/wire.ts", "../api/declaration/dev.ts", "./declared.ts"])
+/** The type references written out: the schemas' types, and the declaration's request and query types (src/client/declared.ts). */
+const FLATTENED_TYPES = new Set(["Schema.Schema.Type", "RequestOf", "QueryOf"])
 
 const compilerOptions = (): ts.CompilerOptions => {
   const parsed = ts.getParsedCommandLineOfConfigFile(join(REPO, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })
@@ -36,7 +38,7 @@ export const flattenedTypesSource = (program: ts.Program): string => {
       edits.push({ start: node.getFullStart(), end: node.getEnd(), text: "" })
       return
     }
-    if (ts.isTypeReferenceNode(node) && node.typeName.getText(sf) === "Schema.Schema.Type") {
+    if (ts.isTypeReferenceNode(node) && FLATTENED_TYPES.has(node.typeName.getText(sf))) {
       edits.push({ start: node.getStart(sf), end: node.getEnd(), text: checker.typeToString(checker.getTypeFromTypeNode(node), node, flags) })
       return
     }

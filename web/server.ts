@@ -11,20 +11,10 @@ import { errorFields, type Logger, silentLogger } from "../src/ops/log.ts"
 import { liveMonoClock } from "../src/time/clock.ts"
 import { acceptedEncodings, COMPRESSIBLE } from "./compress.ts"
 import { DEFAULT_DIST } from "./paths.ts"
+// What the page reads from `/config.json`: declared once, beside the page that reads it.
+import type { WebConfig } from "./src/web-config.ts"
 
-
-/** What the page reads from `/config.json`: every address it talks to. */
-export interface WebConfig {
-  readonly api_url: string
-  readonly ws_url: string
-  readonly deposit_url: string | null
-  /** The deposit chain's RPC for a browser-held development wallet; null when no faucet. */
-  readonly chain_rpc_url: string | null
-  readonly chain_id: number | null
-  readonly token_address: string | null
-  /** True when the API's `POST /v1/dev/faucet` mints (embedded chain and DEV_CREDIT): the deposit page offers it. */
-  readonly faucet: boolean
-}
+export type { WebConfig } from "./src/web-config.ts"
 
 export interface WebServerOptions {
   readonly host: string

@@ -5,25 +5,27 @@ import { ApiError, errorBody } from "../domain/errors.ts"
 import type { OnError, RequestObserver } from "../ops/hooks.ts"
 import type { AppCtx } from "./context.ts"
 import { corsHeaders, preflight } from "./cors.ts"
-import { errorResponse, type HttpRequest, type HttpResponse, isJsonContentType, json, Router } from "./http.ts"
-import { metaRoutes } from "./openapi.ts"
-import { opsRoutes } from "./routes/ops.ts"
-import { accountRoutes } from "./routes/account.ts"
-import { adminRoutes } from "./routes/admin.ts"
-import { devRoutes } from "./routes/dev.ts"
-import { feeRoutes } from "./routes/fees.ts"
-import { lpBotRoutes } from "./routes/lp-bot.ts"
-import { marketRoutes } from "./routes/markets.ts"
-import { orderRoutes } from "./routes/orders.ts"
-import { rewardsRoutes } from "./routes/rewards.ts"
-import { sessionRoutes } from "./routes/session.ts"
-import { walletRoutes } from "./routes/wallet.ts"
-import { withdrawRoutes } from "./routes/withdraw.ts"
+import { API } from "./declaration/api.ts"
+import { errorResponse, type HttpRequest, type HttpResponse, isJsonContentType, json, type Router } from "./http.ts"
+import { account } from "./routes/account.ts"
+import { operator } from "./routes/admin.ts"
+import { dev, nonces } from "./routes/dev.ts"
+import { fees } from "./routes/fees.ts"
+import { lpBot } from "./routes/lp-bot.ts"
+import { markets } from "./routes/markets.ts"
+import { feed, meta } from "./routes/meta.ts"
+import { ops } from "./routes/ops.ts"
+import { orders } from "./routes/orders.ts"
+import { session } from "./routes/session.ts"
+import { wallet } from "./routes/wallet.ts"
+import { routerOf } from "./serve.ts"
+import { API_STEPS } from "./steps.ts"
 
 export type App = (req: HttpRequest) => Promise<HttpResponse>
 
+/** The API's router: the declaration (src/api/declaration/api.ts), each group implemented by its routes file. */
 export const makeRouter = (): Router<AppCtx> =>
-  new Router<AppCtx>().add(...sessionRoutes, ...orderRoutes, ...marketRoutes, ...accountRoutes, ...feeRoutes, ...rewardsRoutes, ...lpBotRoutes, ...walletRoutes, ...withdrawRoutes, ...adminRoutes, ...metaRoutes, ...devRoutes, ...opsRoutes)
+  routerOf(API, { session, orders, markets, account, wallet, fees, "lp-bot": lpBot, feed, operator, meta, dev, nonces, ops }, API_STEPS)
 
 // The HTTP hooks' types live with ops (src/ops/hooks.ts), which implements them: ops never imports api.
 export type { ErrorContext, OnError, RequestDone, RequestObserver } from "../ops/hooks.ts"

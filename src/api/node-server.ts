@@ -8,6 +8,7 @@ import type { FeedHub, FeedSocket } from "../feed/hub.ts"
 import { ApiError, errorBody } from "../domain/errors.ts"
 import type { Logger } from "../ops/log.ts"
 import type { App } from "./app.ts"
+import { API_TABLE } from "./declaration/table.ts"
 import { corsHeaders } from "./cors.ts"
 import { errorResponse, type HttpRequest, type HttpResponse } from "./http.ts"
 
@@ -143,8 +144,8 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
     const path = (req.url ?? "").split("?")[0]
     const hub = opts.hub
     if (draining) return void socket.destroy() // stopping: no new feed clients
-    if (path !== "/v1/ws" || hub === null) {
-      socket.end("HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\n\r\n{\"error\":\"not_found\"}")
+    if (path !== API_TABLE.feed.ws.path || hub === null) {
+      socket.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\n\r\n${JSON.stringify(errorBody("not_found"))}`)
       return
     }
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

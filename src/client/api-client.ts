@@ -6,23 +6,33 @@ import { delegationMessage, walletLinkMessage } from "../auth/messages.ts"
 import { type ApiResult } from "./errors.ts"
 import { sessionProof, signDelegation, signOrder, signWalletLink, signWithdraw, type UserKey } from "./keys.ts"
 import { type ClientOptions, type FetchLike, globalFetch, PublicClient } from "./public-client.ts"
+import { API_TABLE } from "../api/declaration/table.ts"
 import type {
   AccountNonces,
   Balance,
+  CancelAllRequest,
   CancelAllResponse,
+  CancelRequest,
   CancelResponse,
+  FaucetRequest,
   FaucetResponse,
   LpDelegated,
+  LpDelegateRequest,
   LpSessionNew,
+  LpSessionNewRequest,
+  LpStartRequest,
   LpStartResponse,
   LpStatus,
+  LpStopRequest,
   LpStopResponse,
   OpenOrders,
   OrderInput,
+  OrderRequest,
   OrderResponse,
   PageQuery,
   Position,
   Positions,
+  RegisterRequest,
   RegisterResponse,
   RewardsMe,
   StrategyWire,
@@ -30,6 +40,8 @@ import type {
   UserTrades,
   UserWithdrawals,
   WalletLink,
+  WalletLinkRequest,
+  WithdrawRequest,
   WithdrawResponse
 } from "./types.ts"
 
@@ -93,7 +105,7 @@ export class ApiClient extends PublicClient {
 
   /** `GET /v1/account/nonce` (extension; session cookie): the server's last accepted order and withdraw nonces. */
   nonces(): Promise<ApiResult<AccountNonces>> {
-    return this.request("GET", "/v1/account/nonce")
+    return this.call(API_TABLE.nonces.nonces, {})
   }
 
   /**
@@ -114,7 +126,7 @@ export class ApiClient extends PublicClient {
    * USDG and gas to an EVM wallet on the service's embedded development chain.
    */
   faucet(address: string, amountMicro: number): Promise<ApiResult<FaucetResponse>> {
-    return this.request("POST", "/v1/dev/faucet", { address, amount_micro: amountMicro })
+    return this.call(API_TABLE.dev.faucet, { body: { address, amount_micro: amountMicro } satisfies FaucetRequest })
   }
 
   /**
@@ -139,7 +151,7 @@ export class ApiClient extends PublicClient {
   }
 
   private registerWith(name: string, proof: { readonly timestamp: number; readonly signature: string }): Promise<ApiResult<RegisterResponse>> {
-    return this.request<RegisterResponse>("POST", "/v1/builders/register", { user: this.user, name, signature: proof.signature, timestamp: proof.timestamp })
+    return this.call(API_TABLE.session.register, { body: { user: this.user, name, signature: proof.signature, timestamp: proof.timestamp } satisfies RegisterRequest })
   }
 
   /** Forgets the session on this side (there is no logout route: a browser's cookie lapses after 7 days). */
@@ -153,17 +165,17 @@ export class ApiClient extends PublicClient {
     const nonce = o.nonce ?? this.nextNonce()
     if (nonce > this.nonce) this.nonce = nonce
     const signature = signOrder(this.key, { marketId: o.market_id, outcome: o.outcome, side: o.side, priceBps: o.price, size: o.size, nonce })
-    return this.request("POST", "/v1/orders", { ...o, user: this.user, nonce, signature })
+    return this.call(API_TABLE.orders.place, { body: { ...o, user: this.user, nonce, signature } satisfies OrderRequest })
   }
 
   /** Cancel and cancel-all signatures are not verified (SPEC §5.7): the cookie authorises them. */
   cancel(orderId: number): Promise<ApiResult<CancelResponse>> {
-    return this.request("POST", "/v1/orders/cancel", { order_id: orderId, signature: "", nonce: 0 })
+    return this.call(API_TABLE.orders.cancel, { body: { order_id: orderId, signature: "", nonce: 0 } satisfies CancelRequest })
   }
 
   /** Every resting order of the session user, or only those of `marketId` (extension). */
   cancelAll(marketId?: string): Promise<ApiResult<CancelAllResponse>> {
-    return this.request("POST", "/v1/orders/cancel-all", { signature: "", nonce: 0, ...(marketId === undefined ? {} : { market_id: marketId }) })
+    return this.call(API_TABLE.orders.cancelAll, { body: { signature: "", nonce: 0, ...(marketId === undefined ? {} : { market_id: marketId }) } satisfies CancelAllRequest })
   }
 
   // ---- this user's reads (the public reads with `user` defaulting to this key) ----
@@ -217,13 +229,8 @@ export class ApiClient extends PublicClient {
   async linkWallet(wallet: string, signEvm: EvmSigner, timestampSec = this.nowSec()): Promise<ApiResult<WalletLink>> {
     const w = wallet.toLowerCase()
     const evmSignature = await signEvm(walletLinkMessage(this.user, w, timestampSec))
-    return this.request("POST", "/v1/wallet/link", {
-      user: this.user,
-      wallet: w,
-      timestamp: timestampSec,
-      signature: signWalletLink(this.key, w, timestampSec),
-      evm_signature: evmSignature
-    })
+    return this.call(API_TABLE.wallet.link, {
+      body: { user: this.user, wallet: w, timestamp: timestampSec, signature: signWalletLink(this.key, w, timestampSec), evm_signature: evmSignature } satisfies WalletLinkRequest })
   }
 
   /**
@@ -240,19 +247,14 @@ export class ApiClient extends PublicClient {
     }
     const nonce = opts.nonce ?? Math.max(this.withdrawNonce + 1, Math.floor(this.nowMs()))
     if (nonce > this.withdrawNonce) this.withdrawNonce = nonce
-    return this.request("POST", "/v1/withdraw-signed", {
-      user: this.user,
-      amount_micro: amountMicro,
-      nonce,
-      signature: signWithdraw(this.key, wallet, amountMicro, nonce)
-    })
+    return this.call(API_TABLE.wallet.withdraw, { body: { user: this.user, amount_micro: amountMicro, nonce, signature: signWithdraw(this.key, wallet, amountMicro, nonce) } satisfies WithdrawRequest })
   }
 
   // ---- the server-managed LP bot (docs/api.md "LP bot") ----
 
   /** Asks the server for a session key and the delegation message to sign. */
   lpSessionNew(expiresInSecs = 86_400): Promise<ApiResult<LpSessionNew>> {
-    return this.request("POST", "/v1/lp-bot/session/new", { user: this.user, expires_in_secs: expiresInSecs, scope: "orders" })
+    return this.call(API_TABLE["lp-bot"].sessionNew, { body: { user: this.user, expires_in_secs: expiresInSecs, scope: "orders" } satisfies LpSessionNewRequest })
   }
 
   /**
@@ -272,24 +274,25 @@ export class ApiClient extends PublicClient {
     if (session.user !== this.user || session.scope !== "orders" || hex !== session.message_bytes_hex.toLowerCase()) {
       throw new Error("refusing to sign: message_bytes_hex does not match this user's orders-only session")
     }
-    return this.request("POST", "/v1/lp-bot/delegate", {
-      user: this.user,
-      session_pub: session.session_pub,
-      expires_at_unix: session.expires_at_unix,
-      nonce: session.nonce,
-      scope: "orders",
-      signature: signDelegation(this.key, hex)
-    })
+    return this.call(API_TABLE["lp-bot"].delegate, {
+      body: {
+        user: this.user,
+        session_pub: session.session_pub,
+        expires_at_unix: session.expires_at_unix,
+        nonce: session.nonce,
+        scope: "orders",
+        signature: signDelegation(this.key, hex)
+      } satisfies LpDelegateRequest })
   }
 
   /** Starts (or replaces) the bot on 1..20 markets with a strategy in docs/lp.md's wire form. */
   lpStart(sessionPub: string, markets: ReadonlyArray<string>, strategy: StrategyWire): Promise<ApiResult<LpStartResponse>> {
-    return this.request("POST", "/v1/lp-bot/start", { user: this.user, session_pub: sessionPub, markets, strategy })
+    return this.call(API_TABLE["lp-bot"].start, { body: { user: this.user, session_pub: sessionPub, markets, strategy } satisfies LpStartRequest })
   }
 
   /** Stops the bot (its orders are cancelled); `revokeSession` also revokes every session key. */
   lpStop(revokeSession = false): Promise<ApiResult<LpStopResponse>> {
-    return this.request("POST", "/v1/lp-bot/stop", { user: this.user, revoke_session: revokeSession })
+    return this.call(API_TABLE["lp-bot"].stop, { body: { user: this.user, revoke_session: revokeSession } satisfies LpStopRequest })
   }
 
   /** session/new → delegate → start in one call; the first non-2xx answer is returned as is. */

@@ -1,7 +1,9 @@
 // The public half of the twinbook client: every read of SPEC §4 that needs no key
 // (markets, books, trades, candles, account reads of any user, fees, rewards, the
 // deposit service, LP status), over any fetch-like transport: the browser's or Node's
-// `fetch` live, the in-process transport in simulation. Browser-safe.
+// `fetch` live, the in-process transport in simulation. Browser-safe. Each method names its
+// declared route (`call`): method, path and types come from the declaration.
+import { API_TABLE, DEPOSIT_TABLE, fillPath, type RouteLine } from "../api/declaration/table.ts"
 import { ApiFailure, type ApiResult } from "./errors.ts"
 import type {
   Balance,
@@ -11,6 +13,7 @@ import type {
   DepositProgressResponse,
   Fees,
   Leaderboard,
+  LeaderboardQuery,
   LpStatus,
   Market,
   MarketsPage,
@@ -56,6 +59,15 @@ export const globalFetch: FetchLike = (url, init) => globalThis.fetch(url, init 
 
 type QueryValue = string | number | boolean | undefined
 
+/** The `:name` parameters of a path, as an object of strings. */
+export type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? { readonly [K in Name]: string } & PathParams<`/${Rest}`> : P extends `${string}:${infer Name}` ? { readonly [K in Name]: string } : {}
+
+/** A call's arguments: the path's parameters (required when it has any), a query, a body. */
+export type CallArgs<P extends string> = ({} extends PathParams<P> ? { readonly path?: never } : { readonly path: PathParams<P> }) & {
+  readonly query?: Readonly<Record<string, QueryValue>>
+  readonly body?: unknown
+}
+
 /** `?a=1&b=x` from the defined values, in the given order; "" when none. */
 export const queryString = (q: Readonly<Record<string, QueryValue>>): string => {
   const parts = Object.entries(q)
@@ -64,7 +76,6 @@ export const queryString = (q: Readonly<Record<string, QueryValue>>): string => 
   return parts.length === 0 ? "" : `?${parts.join("&")}`
 }
 
-const seg = encodeURIComponent
 
 export class PublicClient {
   /** The session cookie captured from `set-cookie` (Node); always null in a browser, where it is HttpOnly. */
@@ -112,10 +123,19 @@ export class PublicClient {
     return { status: res.status, body: parsed as ApiResult<T>["body"], headers: res.headers }
   }
 
+  /**
+   * One declared route: its method and path from the route table (src/api/declaration/table.ts),
+   * the path's `:name` parameters filled in from `args.path`, the query and body sent as given.
+   */
+  call<T = unknown, const L extends RouteLine = RouteLine>(line: L, args: CallArgs<L["path"]> = {} as CallArgs<L["path"]>, base = this.baseUrl): Promise<ApiResult<T>> {
+    const a = args as { readonly path?: Readonly<Record<string, string>>; readonly query?: Readonly<Record<string, QueryValue>>; readonly body?: unknown }
+    return this.request<T>(line.method, `${fillPath(line.path, a.path ?? {})}${queryString({ ...a.query })}`, a.body, {}, base)
+  }
+
   // ---- markets (SPEC §4 "Markets") ----
 
   markets(q: MarketsQuery = {}): Promise<ApiResult<MarketsPage>> {
-    return this.request("GET", `/v1/markets${queryString({ ...q })}`)
+    return this.call(API_TABLE.markets.list, { query: q })
   }
 
   /** Every page of the list (SPEC: paginate until offset + markets.length >= total). */
@@ -133,97 +153,97 @@ export class PublicClient {
 
   /** One event by event_id or slug (or an outcome's market id or slug, extension). */
   market(id: string): Promise<ApiResult<Market>> {
-    return this.request("GET", `/v1/markets/${seg(id)}`)
+    return this.call(API_TABLE.markets.get, { path: { id } })
   }
 
   book(marketId: string): Promise<ApiResult<BookSnapshot>> {
-    return this.request("GET", `/v1/markets/${seg(marketId)}/book`)
+    return this.call(API_TABLE.markets.book, { path: { id: marketId } })
   }
 
   /** The market's trades, newest first. */
   marketTrades(marketId: string, q: TradesQuery = {}): Promise<ApiResult<MarketTrades>> {
-    return this.request("GET", `/v1/markets/${seg(marketId)}/trades${queryString({ ...q })}`)
+    return this.call(API_TABLE.markets.trades, { path: { id: marketId }, query: q })
   }
 
   candles(marketId: string, q: CandlesQuery = {}): Promise<ApiResult<Candles>> {
-    return this.request("GET", `/v1/markets/${seg(marketId)}/candles${queryString({ ...q })}`)
+    return this.call(API_TABLE.markets.candles, { path: { id: marketId }, query: q })
   }
 
   // ---- account reads of any user (SPEC §4 "Account reads") ----
 
   balance(user: string): Promise<ApiResult<Balance>> {
-    return this.request("GET", `/v1/balance/${seg(user)}`)
+    return this.call(API_TABLE.account.balance, { path: { user } })
   }
 
   position(marketId: string, user: string): Promise<ApiResult<Position>> {
-    return this.request("GET", `/v1/position/${seg(marketId)}/${seg(user)}`)
+    return this.call(API_TABLE.account.position, { path: { market_id: marketId, user } })
   }
 
   positions(user: string): Promise<ApiResult<Positions>> {
-    return this.request("GET", `/v1/positions/all/${seg(user)}`)
+    return this.call(API_TABLE.account.positions, { path: { user } })
   }
 
   /** Live resting orders. */
   orders(user: string): Promise<ApiResult<OpenOrders>> {
-    return this.request("GET", `/v1/orders/all/${seg(user)}`)
+    return this.call(API_TABLE.orders.open, { path: { user } })
   }
 
   /** Every fill as maker or taker, newest first. */
   trades(user: string, q: PageQuery = {}): Promise<ApiResult<UserTrades>> {
-    return this.request("GET", `/v1/trades/all/${seg(user)}${queryString({ ...q })}`)
+    return this.call(API_TABLE.account.trades, { path: { user }, query: q })
   }
 
   deposits(user: string, q: PageQuery = {}): Promise<ApiResult<UserDeposits>> {
-    return this.request("GET", `/v1/deposits/all/${seg(user)}${queryString({ ...q })}`)
+    return this.call(API_TABLE.account.deposits, { path: { user }, query: q })
   }
 
   withdrawals(user: string, q: PageQuery = {}): Promise<ApiResult<UserWithdrawals>> {
-    return this.request("GET", `/v1/withdrawals/all/${seg(user)}${queryString({ ...q })}`)
+    return this.call(API_TABLE.account.withdrawals, { path: { user }, query: q })
   }
 
   /** The EVM wallet linked to `user` (extension); 404 when none. */
   wallet(user: string): Promise<ApiResult<WalletLink>> {
-    return this.request("GET", `/v1/wallet/${seg(user)}`)
+    return this.call(API_TABLE.wallet.get, { path: { user } })
   }
 
   // ---- fees and rewards ----
 
   fees(): Promise<ApiResult<Fees>> {
-    return this.request("GET", "/v1/fees")
+    return this.call(API_TABLE.fees.fees, {})
   }
 
   rewardsConfig(): Promise<ApiResult<RewardsConfig>> {
-    return this.request("GET", "/v1/rewards/config")
+    return this.call(API_TABLE.fees.rewardsConfig, {})
   }
 
   rewardsMe(user: string): Promise<ApiResult<RewardsMe>> {
-    return this.request("GET", `/v1/rewards/me${queryString({ user })}`)
+    return this.call(API_TABLE.fees.rewardsMe, { query: { user } })
   }
 
   /** The same payload by wallet: a user key or a linked 0x wallet (extension). */
   rewardsWallet(wallet: string): Promise<ApiResult<RewardsMe>> {
-    return this.request("GET", `/v1/rewards/wallet/${seg(wallet)}`)
+    return this.call(API_TABLE.fees.rewardsWallet, { path: { wallet } })
   }
 
-  leaderboard(q: { readonly days?: number; readonly limit?: number } = {}): Promise<ApiResult<Leaderboard>> {
-    return this.request("GET", `/v1/rewards/leaderboard${queryString({ ...q })}`)
+  leaderboard(q: LeaderboardQuery = {}): Promise<ApiResult<Leaderboard>> {
+    return this.call(API_TABLE.fees.leaderboard, { query: q })
   }
 
   // ---- deposit service (`{deposit_url}`, SPEC §4 "Deposit service") ----
 
   /** The deposit address of an EVM wallet (0x + 40 hex; any case). */
   depositAddress(evmAddress: string): Promise<ApiResult<DepositAddress>> {
-    return this.request("GET", `/v1/deposit/native-address/${seg(evmAddress)}`, undefined, {}, this.depositUrl)
+    return this.call(DEPOSIT_TABLE.deposit.nativeAddress, { path: { user_address: evmAddress } }, this.depositUrl)
   }
 
   /** The wallet's latest deposit stage (`idle` when none); poll until `credited`. */
   depositProgress(evmAddress: string): Promise<ApiResult<DepositProgressResponse>> {
-    return this.request("GET", `/v1/deposit/progress/${seg(evmAddress)}`, undefined, {}, this.depositUrl)
+    return this.call(DEPOSIT_TABLE.deposit.progress, { path: { user_address: evmAddress } }, this.depositUrl)
   }
 
   // ---- LP bot (public read) ----
 
   lpStatus(user: string): Promise<ApiResult<LpStatus>> {
-    return this.request("GET", `/v1/lp-bot/status${queryString({ user })}`)
+    return this.call(API_TABLE["lp-bot"].status, { query: { user } })
   }
 }

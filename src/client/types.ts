@@ -1,22 +1,16 @@
 // The wire shapes of the twinbook API as the client sees them: SPEC.md §2, §4, §6, §7
-// plus the extensions of docs/api.md (marked "extension"). Every response shape is the
-// `Schema.Type` of the API declaration's schema (src/api/declaration/wire.ts), so the
-// client cannot drift from what the server is checked to answer; the inputs the client
-// builds (requests, queries) and the WebSocket frames are written here. Type-only
-// imports: nothing of Effect reaches the browser bundle. Money is micro-USDC, prices bps
-// (0..10000) unless a field says 0..1, times unix seconds unless named `ts` (ms).
+// plus the extensions of docs/api.md (marked "extension"). Every request body, query and
+// response is the type of the API declaration's own schema (src/api/declaration), so the
+// client cannot drift from what the server decodes and is checked to answer; only the
+// WebSocket frames are written here. Type-only imports: nothing of Effect reaches the browser
+// bundle. Money is micro-USDC, prices bps (0..10000) unless a field says 0..1, times unix
+// seconds unless named `ts` (ms).
 import type { Schema } from "effect"
-import type * as W from "../api/declaration/wire.ts"
+import type { Api, QueryOf, RequestOf } from "./declared.ts"
+import type * as W from "../domain/wire.ts"
 import type * as Dev from "../api/declaration/dev.ts"
+// In scope so the package's flattened types name the strategy (scripts/client-declarations.ts).
 import type { StrategySpec as StrategyWire } from "../lp/strategy-spec.ts"
-
-export type Side = Schema.Schema.Type<typeof W.Side>
-export type OutcomeSide = Schema.Schema.Type<typeof W.OutcomeSide>
-export type OrderType = Schema.Schema.Type<typeof W.OrderType>
-export type StpMode = Schema.Schema.Type<typeof W.StpMode>
-export type MarketStatus = Schema.Schema.Type<typeof W.MarketStatus>
-export type CandleInterval = Schema.Schema.Type<typeof W.CandleInterval>
-export type Category = Schema.Schema.Type<typeof W.Category>
 
 // ---- errors (SPEC §7) ----
 
@@ -29,12 +23,7 @@ export interface ErrorBody {
 
 // ---- session (SPEC §4 "Session and builders") ----
 
-export interface RegisterRequest {
-  readonly user: string
-  readonly name: string
-  readonly signature: string
-  readonly timestamp: number
-}
+export type RegisterRequest = RequestOf<Api["session"]["register"]>
 export type RegisterResponse = Schema.Schema.Type<typeof W.RegisterResponse>
 
 // ---- markets (SPEC §2 "Market", §4 "Markets") ----
@@ -43,18 +32,7 @@ export type OutcomeMarket = Schema.Schema.Type<typeof W.OutcomeMarket>
 
 export type Market = Schema.Schema.Type<typeof W.Market>
 
-export interface MarketsQuery {
-  readonly status?: MarketStatus
-  readonly category?: string
-  readonly search?: string
-  readonly ends_before?: number
-  readonly ends_after?: number
-  readonly neg_risk?: boolean
-  readonly order?: "volume" | "expiry" | "created_at"
-  readonly ascending?: boolean
-  readonly limit?: number
-  readonly offset?: number
-}
+export type MarketsQuery = QueryOf<Api["markets"]["list"]>
 
 export type MarketsPage = Schema.Schema.Type<typeof W.MarketsPage>
 
@@ -65,51 +43,33 @@ export type BookSnapshot = Schema.Schema.Type<typeof W.BookSnapshot>
 
 export type Trade = Schema.Schema.Type<typeof W.Trade>
 
-export interface TradesQuery {
-  readonly limit?: number
-  /** Extension. */
-  readonly offset?: number
-}
+/** `offset` is an extension. */
+export type TradesQuery = QueryOf<Api["markets"]["trades"]>
 
 export type MarketTrades = Schema.Schema.Type<typeof W.MarketTrades>
 
 /** `o h l c` are YES probability 0..1; `v` contracts; `n` trades. */
 export type Candle = Schema.Schema.Type<typeof W.Candle>
 
-export interface CandlesQuery {
-  readonly interval?: CandleInterval
-  readonly from?: number
-  readonly to?: number
-}
+export type CandlesQuery = QueryOf<Api["markets"]["candles"]>
 
 export type Candles = Schema.Schema.Type<typeof W.Candles>
 
 // ---- orders (SPEC §2 "Order request/response", §4 "Orders") ----
 
-/** An order before signing: `price` in bps, `size` in contracts; `nonce` defaults (see ApiClient). */
-export interface OrderInput {
-  readonly market_id: string
-  readonly side: Side
-  readonly outcome: OutcomeSide
-  readonly price: number
-  readonly size: number
-  readonly order_type?: OrderType
-  readonly nonce?: number
-  readonly stp?: StpMode
-  readonly builder_api_key?: string
-}
+/** SPEC §2's order request; `session_pub` (extension) signs with a delegated LP session key instead of the user key. */
+export type OrderRequest = RequestOf<Api["orders"]["place"]>
 
-export interface OrderRequest extends OrderInput {
-  readonly user: string
-  readonly nonce: number
-  readonly signature: string
-  /** Extension: signed by this delegated LP session key instead of the user key. */
-  readonly session_pub?: string
-}
+/** An order before signing: the request without what the client fills in; `nonce` defaults (see ApiClient). */
+export type OrderInput = Omit<OrderRequest, "user" | "signature" | "nonce" | "session_pub"> & { readonly nonce?: number }
 
 export type Fill = Schema.Schema.Type<typeof W.Fill>
 
 export type OrderResponse = Schema.Schema.Type<typeof W.OrderResponse>
+
+export type CancelRequest = RequestOf<Api["orders"]["cancel"]>
+
+export type CancelAllRequest = RequestOf<Api["orders"]["cancelAll"]>
 
 /** Extension (SPEC: "not shown"). */
 export type CancelResponse = Schema.Schema.Type<typeof W.CancelResponse>
@@ -129,10 +89,7 @@ export type Position = Schema.Schema.Type<typeof W.Position>
 
 export type Positions = Schema.Schema.Type<typeof W.Positions>
 
-export interface PageQuery {
-  readonly limit?: number
-  readonly offset?: number
-}
+export type PageQuery = QueryOf<Api["account"]["trades"]>
 
 export type Page = Pick<UserTrades, "total" | "limit" | "offset">
 
@@ -160,6 +117,8 @@ export type LeaderboardRow = Schema.Schema.Type<typeof W.LeaderboardRow>
 
 export type Leaderboard = Schema.Schema.Type<typeof W.Leaderboard>
 
+export type LeaderboardQuery = QueryOf<Api["fees"]["leaderboard"]>
+
 // ---- deposits, wallet link, withdraw (SPEC §4; docs/api.md) ----
 
 export type DepositAddress = Schema.Schema.Type<typeof W.DepositAddress>
@@ -169,23 +128,12 @@ export type DepositProgress = Schema.Schema.Type<typeof W.DepositProgress>
 export type DepositProgressResponse = Schema.Schema.Type<typeof W.DepositProgressResponse>
 
 /** Extension (docs/api.md "Wallet link"). */
-export interface WalletLinkRequest {
-  readonly user: string
-  readonly wallet: string
-  readonly timestamp: number
-  readonly signature: string
-  readonly evm_signature: string
-}
+export type WalletLinkRequest = RequestOf<Api["wallet"]["link"]>
 
 export type WalletLink = Schema.Schema.Type<typeof W.WalletLink>
 
-/** docs/api.md "Withdraw". */
-export interface WithdrawRequest {
-  readonly user: string
-  readonly amount_micro: number
-  readonly nonce: number
-  readonly signature: string
-}
+/** docs/api.md "Withdraw": `amount_micro` a positive integer, or its decimal string. */
+export type WithdrawRequest = RequestOf<Api["wallet"]["withdraw"]>
 
 export type WithdrawResponse = Schema.Schema.Type<typeof W.WithdrawResponse>
 
@@ -198,38 +146,24 @@ export type FaucetResponse = Schema.Schema.Type<typeof Dev.FaucetResponse>
 // ---- LP bot (SPEC §4 "LP bot"; docs/api.md "LP bot"; docs/lp.md "Wire form") ----
 
 // The strategy's wire form is the server's own type (src/lp, which the browser bundle uses too).
-export type {
-  AdvancedStrategySpec as AdvancedStrategyWire,
-  SimpleStrategySpec as SimpleStrategyWire,
-  StrategySpec as StrategyWire
-} from "../lp/strategy-spec.ts"
+export type { StrategyWire }
+export type { AdvancedStrategySpec as AdvancedStrategyWire, SimpleStrategySpec as SimpleStrategyWire } from "../lp/strategy-spec.ts"
 export type { PresetName as LpPreset } from "../lp/presets.ts"
 
-export interface LpSessionNewRequest {
-  readonly user: string
-  readonly expires_in_secs: number
-  readonly scope: "orders" | ReadonlyArray<"orders">
-}
+/** `scope`: "orders" (or ["orders"]). */
+export type LpSessionNewRequest = RequestOf<Api["lp-bot"]["sessionNew"]>
 
 export type LpSessionNew = Schema.Schema.Type<typeof W.LpSessionNew>
 
-export interface LpDelegateRequest {
-  readonly user: string
-  readonly session_pub: string
-  readonly expires_at_unix: number
-  readonly nonce: number
-  readonly scope: "orders"
-  readonly signature: string
-}
+export type LpDelegateRequest = RequestOf<Api["lp-bot"]["delegate"]>
 
 export type LpDelegated = Schema.Schema.Type<typeof W.LpDelegated>
 
-export interface LpStartRequest {
-  readonly user: string
-  readonly session_pub: string
-  readonly markets: ReadonlyArray<string>
-  readonly strategy: StrategyWire
-}
+/** `markets`: 1..20 market ids or slugs; `strategy`: a StrategyWire (docs/lp.md "Wire form"). */
+export type LpStartRequest = RequestOf<Api["lp-bot"]["start"]>
+
+/** Extension (docs/api.md "Development faucet"). */
+export type FaucetRequest = RequestOf<Api["dev"]["faucet"]>
 
 export type LpMarketState = Schema.Schema.Type<typeof W.LpMarketState>
 
@@ -240,6 +174,8 @@ export type LpSessionInfo = Schema.Schema.Type<typeof W.LpSessionInfo>
 export type LpStatus = Schema.Schema.Type<typeof W.LpStatus>
 
 export type LpStartResponse = Schema.Schema.Type<typeof W.LpStartResponse>
+
+export type LpStopRequest = RequestOf<Api["lp-bot"]["stop"]>
 
 export type LpStopResponse = Schema.Schema.Type<typeof W.LpStopResponse>
 

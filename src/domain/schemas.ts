@@ -187,14 +187,16 @@ export const LpStopRequest = Schema.Struct({
 }).annotations({ identifier: "LpStopRequest" })
 
 /**
- * `<field path>: <problem>` for the first issue of a failed decode. Formatting prints the
- * offending value, which must never turn a 400 into a 500: if it throws (a pathological
- * value), the field's path is still named.
+ * `<field path>: <problem>` for the first issue of a failed decode (a problem that already names
+ * its field is given as is). Formatting prints the offending value, which must never turn a 400
+ * into a 500: if it throws (a pathological value), the field's path is still named.
  */
-const describeIssue = (error: ParseResult.ParseError): string => {
+export const describeIssue = (error: ParseResult.ParseError): string => {
   try {
     const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-    return first === undefined ? "invalid body" : `${first.path.join(".") || "body"}: ${first.message}`
+    if (first === undefined) return "invalid body"
+    const field = first.path.join(".") || "body"
+    return first.message.startsWith(`${field} `) ? first.message : `${field}: ${first.message}`
   } catch {
     return `${firstPath(error.issue) || "body"}: invalid value`
   }
@@ -225,18 +227,22 @@ const firstPath = (issue: ParseResult.ParseIssue): string => {
 }
 
 /**
- * Decodes a body or throws the given 400 code with a short description of the first problem.
- * `fast`, for a hot route, decides the common well-formed body by hand and gives undefined for
- * anything else, which the schema then decides (its answer and its error): it may only accept
- * what the schema accepts, with the same value (test/api/order-decode-fast.test.ts).
+ * Decodes a body or throws the given 400 code (or the code `codeOf` gives the first refused
+ * field) with a short description of the first problem. `fast`, for a hot route, decides the
+ * common well-formed body by hand and gives undefined for anything else, which the schema then
+ * decides (its answer and its error): it may only accept what the schema accepts, with the same
+ * value (test/api/order-decode-fast.test.ts).
  */
-export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode, fast?: (body: unknown) => A | undefined) => {
+export const decodeBody = <A, I>(schema: Schema.Schema<A, I, never>, code: ErrorCode, fast?: (body: unknown) => A | undefined, codeOf?: (field: string) => ErrorCode) => {
   const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore" })
   return (body: unknown): A => {
     const quick = fast?.(body)
     if (quick !== undefined) return quick
     const result = decode(body)
     if (Either.isRight(result)) return result.right
-    throw new ApiError(code, describeIssue(result.left))
+    throw new ApiError(codeOf === undefined ? code : codeOf(firstField(result.left)), describeIssue(result.left))
   }
 }
+
+/** The top-level field of a decode's first issue ("" when none). */
+const firstField = (error: ParseResult.ParseError): string => firstPath(error.issue).split(".")[0] ?? ""

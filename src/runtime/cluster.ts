@@ -10,6 +10,8 @@
 // a standby (its memory may hold commands the log does not: it never serves them).
 import { Duration, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import type { App } from "../api/app.ts"
+import { API } from "../api/declaration/api.ts"
+import { API_TABLE } from "../api/declaration/table.ts"
 import { errorResponse, json } from "../api/http.ts"
 import { ApiError, errorBody } from "../domain/errors.ts"
 import { type CheckpointStore, memoryCheckpointStore } from "../chain/guard.ts"
@@ -53,20 +55,21 @@ export interface SequencerRoleOptions {
   readonly checkpoint?: (term: number, holder: string) => Promise<CheckpointStore>
 }
 
-/** Routes a sequencer always answers itself, leader or not (health, readiness, metrics). */
-const OPS_ROUTES = new Set(["/v1/health", "/v1/ready", "/metrics"])
+/** Routes a sequencer always answers itself, leader or not (declared `alwaysServed`: health, readiness, metrics). */
+const OPS_ROUTES = new Set(Object.values(API).flatMap((group) => Object.values(group).filter((r) => "alwaysServed" in r && r.alwaysServed === true).map((r) => r.path)))
+const OPS = API_TABLE.ops
 
 /** The standby's whole API: alive, not ready, and "not the leader" for everything else. */
 const standbyApp =
   (lastSeq: () => number, position: () => number): App =>
   (req) => {
     const headers = { "cache-control": "no-store", "x-twinbook-role": "standby" }
-    if (req.path === "/v1/health") return Promise.resolve(json(200, { status: "ok", ok: true, seq: lastSeq() }, headers))
-    if (req.path === "/v1/ready") {
+    if (req.path === OPS.health.path) return Promise.resolve(json(200, { status: "ok", ok: true, seq: lastSeq() }, headers))
+    if (req.path === OPS.ready.path) {
       return Promise.resolve(json(503, errorBody("not_ready", `standby: following the leader's log (position ${position()}); takes over if the leader's lease lapses`), headers))
     }
     // The standby keeps no metrics registry of its own yet: /metrics says so in its declared way.
-    const res = errorResponse(req.path === "/metrics" ? new ApiError("not_found", "a standby sequencer exports no metrics; scrape the leader") : notLeader("this sequencer is the standby"))
+    const res = errorResponse(req.path === OPS.metrics.path ? new ApiError("not_found", "a standby sequencer exports no metrics; scrape the leader") : notLeader("this sequencer is the standby"))
     res.headers["x-twinbook-role"] = "standby"
     return Promise.resolve(res)
   }

@@ -13,6 +13,7 @@
 // so its reads through any gateway see its writes.
 import { Effect, Layer, type Scope } from "effect"
 import type { App } from "../api/app.ts"
+import { API_TABLE } from "../api/declaration/table.ts"
 import type { CommandBus } from "../cluster/command-bus.ts"
 import { remoteCommands } from "../cluster/commands.ts"
 import { LogFollower } from "../cluster/follower.ts"
@@ -116,7 +117,7 @@ export const gatewayRole = (o: GatewayRoleOptions): Effect.Effect<RunningService
       snapshotIntervalSec: 0,
       historyFlushMs: 0,
       faucet: { refused: "no faucet on a cluster gateway" },
-      gate: (route) => (follower.failed === null || route === "/v1/health" ? null : notLeader("this gateway's replica stopped following the log"))
+      gate: (route) => (follower.failed === null || route === API_TABLE.ops.health.path ? null : notLeader("this gateway's replica stopped following the log"))
     }).pipe(Effect.provide(replicaStoreLayer(exchange)))
     return { ...service, follower }
   })

@@ -1,16 +1,13 @@
-// Read models over the exchange's state, in the spec's wire shapes (SPEC §2, §6).
+// Read models over the exchange's state, in the spec's wire shapes (SPEC §2, §6): each returns
+// the declared wire type (src/domain/wire.ts), the one the routes answer and the client reads.
+import type * as W from "../domain/wire.ts"
 import type { Order, Position } from "../engine/state.ts"
 import { Catalog, type EventRecord } from "./catalog.ts"
 import type { Exchange } from "./exchange.ts"
 
-export interface BalanceView {
-  readonly user: string
-  readonly available: number
-  readonly locked: number
-  readonly total: number
-}
+type Wire<S extends { readonly Type: unknown }> = S["Type"]
 
-export const balanceView = (x: Exchange, user: string): BalanceView => {
+export const balanceView = (x: Exchange, user: string): Wire<typeof W.Balance> => {
   const a = x.engine.accounts.get(user)
   const available = a?.availableMicro ?? 0
   const locked = a?.lockedMicro ?? 0
@@ -18,18 +15,7 @@ export const balanceView = (x: Exchange, user: string): BalanceView => {
 }
 
 /** Resting order, portfolio form (SPEC §2). */
-export interface OrderView {
-  readonly id: number
-  readonly market_id: string
-  readonly side: "buy" | "sell"
-  readonly outcome: "yes" | "no"
-  readonly price: number
-  readonly original_size: number
-  readonly remaining: number
-  readonly created_at: number
-}
-
-const orderView = (o: Order): OrderView => ({
+const orderView = (o: Order): Wire<typeof W.RestingOrder> => ({
   id: o.id,
   market_id: o.market.id,
   side: o.side,
@@ -40,8 +26,8 @@ const orderView = (o: Order): OrderView => ({
   created_at: o.createdAtSec
 })
 
-export const openOrders = (x: Exchange, user: string): OrderView[] => {
-  const out: OrderView[] = []
+export const openOrders = (x: Exchange, user: string): Array<Wire<typeof W.RestingOrder>> => {
+  const out: Array<Wire<typeof W.RestingOrder>> = []
   for (let o = x.engine.accounts.get(user)?.ordersHead ?? null; o !== null; o = o.unext) out.push(orderView(o))
   return out
 }
@@ -59,7 +45,7 @@ export const yesMark = (x: Exchange, marketId: string): number | null => {
  * is that side's count. Prices are 0..1; money is micro-USDC; `cash_pnl` is the
  * headline side's mark value minus its cost.
  */
-export const positionView = (x: Exchange, user: string, marketId: string) =>
+export const positionView = (x: Exchange, user: string, marketId: string): Wire<typeof W.Position> =>
   positionFrom(user, marketId, x.engine.accounts.get(user)?.positions.get(marketId), marketMark(x, marketId))
 
 /** What a position's view reads from its market, read once per market. */
@@ -91,7 +77,7 @@ const marketMark = (x: Exchange, marketId: string): MarketMark => {
 const sameMark = (a: MarketMark, b: MarketMark): boolean =>
   a === b || (a.yesMark === b.yesMark && a.status === b.status && a.winning === b.winning && a.slug === b.slug && a.endDate === b.endDate)
 
-const positionFrom = (user: string, marketId: string, p: Position | undefined, mark: MarketMark) => {
+const positionFrom = (user: string, marketId: string, p: Position | undefined, mark: MarketMark): Wire<typeof W.Position> => {
   const found = mark.found
   const yes = p?.yes ?? 0
   const no = p?.no ?? 0
@@ -124,21 +110,14 @@ const positionFrom = (user: string, marketId: string, p: Position | undefined, m
   }
 }
 
-export const allPositions = (x: Exchange, user: string) => {
+export const allPositions = (x: Exchange, user: string): Array<Wire<typeof W.Position>> => {
   const a = x.engine.accounts.get(user)
   if (a === undefined) return []
   return [...a.positions.keys()].sort().map((marketId) => positionView(x, user, marketId))
 }
 
-export interface BookSnapshot {
-  readonly market_id: string
-  readonly bids: Array<{ price: number; size: number }>
-  readonly asks: Array<{ price: number; size: number }>
-  readonly ts: number
-}
-
 /** Book in YES terms, best first; an unknown market gives an empty book. */
-export const bookView = (x: Exchange, marketId: string, tsMs: number, depth = 100): BookSnapshot => {
+export const bookView = (x: Exchange, marketId: string, tsMs: number, depth = 100): Wire<typeof W.BookSnapshot> => {
   const m = x.engine.markets.get(marketId)
   const level = ([price, size]: [number, number]) => ({ price, size })
   return {
@@ -282,7 +261,7 @@ interface Piece {
  * taker fee), `fee_bps` follows operator fee changes: the outcomes' fee when they
  * agree, else the highest of them.
  */
-export const eventView = (event: EventRecord, takerFeeOf?: (marketId: string) => number | undefined) => {
+export const eventView = (event: EventRecord, takerFeeOf?: (marketId: string) => number | undefined): Wire<typeof W.Market> => {
   const fees = takerFeeOf === undefined ? [] : event.outcomes.map((o) => takerFeeOf(o.market_id)).filter((f): f is number => f !== undefined)
   return {
     ...event,
@@ -292,7 +271,7 @@ export const eventView = (event: EventRecord, takerFeeOf?: (marketId: string) =>
 }
 
 /** A user's deposits (via the linked wallet), newest first, in SPEC §2's row shape plus extensions. */
-export const depositRows = (x: Exchange, user: string) => {
+export const depositRows = (x: Exchange, user: string): Array<Wire<typeof W.DepositRow>> => {
   const wallet = x.walletOfUser.get(user)
   if (wallet === undefined) return []
   return [...x.deposits.ofWallet(wallet)].reverse().map((d) => ({
@@ -308,7 +287,7 @@ export const depositRows = (x: Exchange, user: string) => {
 }
 
 /** The deposit service's progress for a wallet: its latest deposit, or `idle`. */
-export const depositProgress = (x: Exchange, wallet: string) => {
+export const depositProgress = (x: Exchange, wallet: string): Wire<typeof W.DepositProgress> => {
   const all = x.deposits.ofWallet(wallet)
   const d = all[all.length - 1]
   if (d === undefined) return { stage: "idle" as const }
@@ -316,7 +295,7 @@ export const depositProgress = (x: Exchange, wallet: string) => {
 }
 
 /** A user's withdrawals, newest first, in SPEC §2's row shape plus `id` and `error`. */
-export const withdrawalRows = (x: Exchange, user: string) =>
+export const withdrawalRows = (x: Exchange, user: string): Array<Wire<typeof W.WithdrawalRow>> =>
   [...x.withdrawals.ofUser(user)].reverse().map((w) => ({
     recipient: w.recipient,
     chain: "native" as const,

@@ -2,10 +2,11 @@
 // checked the rate limit, the session and the body's shape; SPEC §4 accepts the signature and
 // nonce of a cancel without verifying them, so nothing here reads them.
 import { ApiError } from "../domain/errors.ts"
+import type * as W from "../domain/wire.ts"
 import type { UseCaseCtx } from "./context.ts"
 
 /** `{ order_id, cancelled, remaining }` once the cancel is durable; 404 when the user has no such resting order. */
-export const cancelOrder = async (ctx: Pick<UseCaseCtx, "commands">, user: string, orderId: number): Promise<{ order_id: number; cancelled: true; remaining: number }> => {
+export const cancelOrder = async (ctx: Pick<UseCaseCtx, "commands">, user: string, orderId: number): Promise<(typeof W.CancelResponse)["Type"]> => {
   const { result } = await ctx.commands.submit({ type: "cancel_order", user, orderId })
   const first = result.events[0]
   if (first?.type === "rejected") throw new ApiError("order_not_found", `no resting order ${orderId} owned by the session user`)
@@ -13,7 +14,7 @@ export const cancelOrder = async (ctx: Pick<UseCaseCtx, "commands">, user: strin
 }
 
 /** `{ cancelled: n }` once durable; `marketRef` (an id or a slug) limits it to one market, 404 when there is none. */
-export const cancelAll = async (ctx: Pick<UseCaseCtx, "exchange" | "commands">, user: string, marketRef: string | undefined): Promise<{ cancelled: number }> => {
+export const cancelAll = async (ctx: Pick<UseCaseCtx, "exchange" | "commands">, user: string, marketRef: string | undefined): Promise<(typeof W.CancelAllResponse)["Type"]> => {
   let marketId: string | undefined
   if (marketRef !== undefined) {
     const found = ctx.exchange.catalog.market(marketRef)

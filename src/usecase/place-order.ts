@@ -4,8 +4,10 @@
 // schema); this does market lookup, signer resolution, signature, builder, journal.
 import { parseSignatureHex } from "../auth/ed25519.ts"
 import { orderMessage } from "../auth/messages.ts"
+import type { Schema } from "effect"
 import { ApiError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts"
-import type { EngineEvent, FillEvent, OrderType, RejectReason, Stp } from "../engine/types.ts"
+import type { OrderRequest } from "../domain/schemas.ts"
+import type { EngineEvent, FillEvent, RejectReason } from "../engine/types.ts"
 import { requireUserKey, type UseCaseCtx } from "./context.ts"
 
 type PlaceCtx = Pick<UseCaseCtx, "exchange" | "commands" | "verifier">
@@ -50,22 +52,8 @@ const placementOutcome = (events: EngineEvent[], orderId: number) => {
   return { fills: fills.map(fillView), filled, status: rested ? "resting" : cancelled ? "cancelled" : "filled" }
 }
 
-/** A decoded order request (SPEC §2 "Order request") plus the optional signing session key. */
-export interface SignedOrder {
-  readonly user: string
-  readonly market_id: string
-  readonly side: "buy" | "sell"
-  readonly outcome: "yes" | "no"
-  readonly price: number
-  readonly size: number
-  readonly order_type?: OrderType | undefined
-  readonly signature: string
-  readonly nonce: number
-  readonly builder_api_key?: string | undefined
-  readonly stp?: Stp | undefined
-  /** Extension: the order is signed by this delegated LP session key of `user` instead of the user key. */
-  readonly session_pub?: string | undefined
-}
+/** A decoded order request (SPEC §2 "Order request"; `session_pub`: signed by this delegated LP session key of `user` instead of the user key). */
+export type SignedOrder = Schema.Schema.Type<typeof OrderRequest>
 
 export interface Placed {
   readonly status: 200 | 202

@@ -1,9 +1,8 @@
-// The client's request types against the API declaration (issue 12: the API declared once). The
-// response types of src/client/types.ts are the declaration's own (`Schema.Type` of its schemas);
-// the request types stay written out for the client's readers (docs/sdk.md), so this file holds
-// them to the declaration: each must be assignable to what its route's body schema accepts, so a
-// field the declaration adds, renames or retypes fails `npm test`'s typecheck here. The runtime
-// half decodes a request the client would send with the declared schema.
+// The client's request types against the API declaration (issues 12 and 35: the API declared
+// once). Request and response types of src/client/types.ts are the declaration's own (derived
+// from its schemas; test/api/declaration.test.ts holds that no copy is written): each is what
+// its route's body schema accepts, so a field the declaration adds, renames or retypes reaches
+// the client's typecheck. The runtime half decodes a request the client would send.
 import { Schema } from "effect"
 import { describe, expect, expectTypeOf, it } from "vitest"
 import type * as Client from "../../src/client/types.ts"

@@ -26,11 +26,11 @@ const LEAF = (why: string): FolderRule => ({ may: [], why })
 
 export const RULES: Readonly<Record<string, FolderRule>> = {
   engine: LEAF("the pure matching engine and money arithmetic"),
-  domain: LEAF("errors and value types every layer shares"),
+  domain: { may: ["lp"], why: "errors and value types every layer shares, the wire shapes among them (an LP bot's status carries the strategy's wire form)" },
   time: LEAF("the clocks"),
   auth: LEAF("keys, signatures, sessions and cookies"),
   lp: { may: ["engine"], why: "the pure strategy, quote and rewards maths (the browser bot and the backtester use it too)" },
-  service: { may: ["engine", "lp", "time"], why: "the domain around the engine: no transport, storage, feed or chain; ports are declared here and implemented outside" },
+  service: { may: ["domain", "engine", "lp", "time"], why: "the domain around the engine: no transport, storage, feed or chain; ports are declared here and implemented outside; its views return the wire types" },
   store: { may: ["engine", "service"], why: "the journal, snapshots and history store persist the domain" },
   chain: { may: ["service"], why: "the chain adapters know the domain, not the routes, the use cases or the wiring" },
   usecase: { may: ["auth", "chain", "domain", "engine", "lp", "service"], why: "use cases sit below the routes and above the domain" },
@@ -40,7 +40,7 @@ export const RULES: Readonly<Record<string, FolderRule>> = {
   api: { may: ["auth", "chain", "domain", "feed", "lp", "ops", "service", "time", "usecase"], why: "routes over the use cases; wired by the composition root, never the other way round" },
   deposit: { may: ["api", "auth", "chain", "domain", "service", "usecase"], why: "the deposit service: its own routes on the API's HTTP layer" },
   cluster: { may: ["chain", "domain", "service", "store", "usecase"], why: "the replicated journal, lease and gateway, below the wiring" },
-  client: { may: ["api", "auth", "lp"], why: "the typed client: the API's declaration and the signing messages, nothing of the server" },
+  client: { may: ["api", "auth", "domain", "lp"], why: "the typed client: the API's declaration, its wire types and the signing messages, nothing of the server" },
   runtime: {
     may: ["api", "auth", "chain", "cluster", "deposit", "domain", "feed", "ops", "service", "store", "time", "usecase", "workers"],
     why: "the composition root wires everything"

@@ -4,6 +4,7 @@
 import { effect, signal } from "@preact/signals"
 import { subscribe } from "./feed.ts"
 import { rememberNames } from "./market-names.tsx"
+import type { RestingOrder } from "../../src/client/index.ts"
 import { apiUrl, getJson, key } from "./session.ts"
 
 export interface BalanceView { readonly available: number; readonly locked: number; readonly total: number }
@@ -19,16 +20,8 @@ export interface PositionRow {
   readonly slug: string
   readonly question?: string
 }
-export interface OpenOrder {
-  readonly id: number
-  readonly market_id: string
-  readonly side: "buy" | "sell"
-  readonly outcome: "yes" | "no"
-  readonly price: number
-  readonly original_size: number
-  readonly remaining: number
-  readonly created_at: number
-}
+/** A resting order as the API declares it (src/domain/wire.ts RestingOrder). */
+export type OpenOrder = RestingOrder
 
 export const balance = signal<BalanceView | null>(null)
 export const positions = signal<ReadonlyArray<PositionRow>>([])

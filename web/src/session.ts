@@ -5,16 +5,9 @@ import { signal } from "@preact/signals"
 import { ApiClient } from "../../src/client/index.ts"
 import { exportSecretHex, generateKey, importSecret, type UserKey } from "../../src/client/index.ts"
 import { describeError, type ErrorBody } from "./errors.ts"
+import type { WebConfig } from "./web-config.ts"
 
-export interface WebConfig {
-  readonly api_url: string
-  readonly ws_url: string
-  readonly deposit_url: string | null
-  readonly chain_rpc_url: string | null
-  readonly chain_id: number | null
-  readonly token_address: string | null
-  readonly faucet: boolean
-}
+export type { WebConfig } from "./web-config.ts"
 
 const KEY_STORAGE = "twinbook.key.v1"
 

@@ -1,10 +1,12 @@
-// The API, declared once (issue 12): every route of the service and of the deposit
-// service with its parameters, body, responses and error codes, as `@effect/platform`
-// HttpApis. From this come the OpenAPI documents (src/api/openapi.ts), the docs page,
-// the typed client's wire types (src/client/types.ts, via wire.ts) and the checks that
-// the fast router serves exactly these routes and answers in these shapes
-// (test/api/declaration.test.ts, test/support/conformance.ts). The server itself stays on
-// its own router (src/api/http.ts): docs/decisions.md "The API declaration" has why.
+// The API, declared once (issues 12 and 35): every route of the service and of the deposit
+// service with its parameters, body, responses, error codes and the checks run before its
+// handler. Method and path come from table.ts (Effect-free, imported by the browser client).
+// From this come the router (src/api/serve.ts: each src/api/routes file implements one group,
+// handed the decoded body and parameters), the OpenAPI documents (src/api/openapi.ts) as
+// `@effect/platform` HttpApis, the docs page, the typed client's request and response types
+// (src/client/types.ts) and the response checks of the black-box suite
+// (test/support/conformance.ts). The server stays on its own router, not HttpApi's:
+// docs/decisions.md "A transport-free HTTP core" has why; docs/contributing.md how to add a route.
 import { HttpApi, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import {
@@ -15,17 +17,19 @@ import {
   LpStartRequest,
   LpStopRequest,
   OrderRequest,
+  orderRequestFast,
   RegisterRequest,
   WalletLinkRequest,
   WithdrawRequest
 } from "../../domain/schemas.ts"
 import type { ErrorCode } from "../../domain/errors.ts"
 import { FIRST_HOUR_ROUTES } from "./dev.ts"
-import { boolQuery, empty, Html, intQuery, type RouteSpec, toEndpoint } from "./endpoint.ts"
+import { boolQuery, empty, type Group, Html, intQuery, toEndpoint } from "./endpoint.ts"
 import { operator } from "./operator.ts"
 import { OPS_ROUTES } from "./ops.ts"
-import { EvmAddress, MarketRef, PAGE, UserKey } from "./params.ts"
-import * as W from "./wire.ts"
+import { EvmAddress, MarketRef, PAGE, USER_FIELD, UserKey } from "./params.ts"
+import { API_TABLE as T, DEPOSIT_TABLE } from "./table.ts"
+import * as W from "../../domain/wire.ts"
 import { WS_FRAMES } from "./ws-frames.ts"
 
 
@@ -51,66 +55,65 @@ const LP_SESSION: ReadonlyArray<ErrorCode> = ["session_not_delegated", "user_mis
 /** Codes of every LP-bot route: the surface gate and its per-IP limit. */
 const LP: ReadonlyArray<ErrorCode> = ["lp_disabled", "rate_limited", "invalid_pubkey"]
 
-const session: ReadonlyArray<RouteSpec> = [
-  {
-    name: "register",
-    method: "POST",
-    path: "/v1/builders/register",
+const session = {
+  register: {
+    ...T.session.register,
     summary: "Register (idempotent); sets the session cookie, returns api_key",
     body: RegisterRequest,
     success: W.RegisterResponse,
-    errors: ["rate_limited", "invalid_shape", "stale_timestamp", "invalid_signature_format", "invalid_signature"]
+    errors: ["rate_limited", "invalid_shape", "stale_timestamp", "invalid_signature_format", "invalid_signature"],
+    preamble: ["ip:ip_register"]
   }
-]
+} as const satisfies Group
 
-const orders: ReadonlyArray<RouteSpec> = [
-  {
-    name: "place",
-    method: "POST",
-    path: "/v1/orders",
+/** SPEC §8 puts all of /v1/orders/* under the per-IP bucket, reads included. */
+const ORDER_SESSION = ["ip:ip_orders", "session"] as const
+
+const orders = {
+  place: {
+    ...T.orders.place,
     summary: "Place a signed order",
     description: "200 with the order's fills; 202 `queued` with `queue_position` while trading is paused.",
     body: OrderRequest,
     auth: "cookie",
     success: { 200: W.OrderResponse, 202: W.OrderResponse },
-    errors: ["rate_limited", "trading_disabled", ...SESSION, "invalid_order_shape", "invalid_pubkey", "session_user_mismatch", "invalid_signature_format", "invalid_signature", ...LP_SESSION, ...ENGINE_REJECTIONS]
+    errors: ["rate_limited", "trading_disabled", ...SESSION, "invalid_order_shape", "invalid_pubkey", "session_user_mismatch", "invalid_signature_format", "invalid_signature", ...LP_SESSION, ...ENGINE_REJECTIONS],
+    preamble: ["ip:ip_orders", "trading_open", "session", "user:wallet_orders"],
+    bodyError: "invalid_order_shape",
+    fastBody: orderRequestFast
   },
-  {
-    name: "cancel",
-    method: "POST",
-    path: "/v1/orders/cancel",
+  cancel: {
+    ...T.orders.cancel,
     summary: "Cancel one resting order",
     body: CancelRequest,
     auth: "cookie",
     success: W.CancelResponse,
-    errors: ["rate_limited", ...SESSION, "invalid_shape", "order_not_found"]
+    errors: ["rate_limited", ...SESSION, "invalid_shape", "order_not_found"],
+    preamble: ORDER_SESSION
   },
-  {
-    name: "cancelAll",
-    method: "POST",
-    path: "/v1/orders/cancel-all",
+  cancelAll: {
+    ...T.orders.cancelAll,
     summary: "Cancel every resting order of the session user",
     body: CancelAllRequest,
     auth: "cookie",
     success: W.CancelAllResponse,
-    errors: ["rate_limited", ...SESSION, "invalid_shape", "not_found"]
+    errors: ["rate_limited", ...SESSION, "invalid_shape", "not_found"],
+    preamble: ORDER_SESSION
   },
-  {
-    name: "open",
-    method: "GET",
-    path: "/v1/orders/all/:user",
+  open: {
+    ...T.orders.open,
     summary: "A user's resting orders",
     pathParams: { user: UserKey },
     success: W.OpenOrders,
-    errors: ["rate_limited", "invalid_pubkey"]
+    errors: ["rate_limited", "invalid_pubkey"],
+    preamble: ["ip:ip_orders"],
+    fieldErrors: USER_FIELD
   }
-]
+} as const satisfies Group
 
-const markets: ReadonlyArray<RouteSpec> = [
-  {
-    name: "list",
-    method: "GET",
-    path: "/v1/markets",
+const markets = {
+  list: {
+    ...T.markets.list,
     summary: "List events",
     query: {
       status: Schema.optional(W.MarketStatus),
@@ -125,99 +128,81 @@ const markets: ReadonlyArray<RouteSpec> = [
       offset: Schema.optional(intQuery(0))
     },
     success: W.MarketsPage,
-    errors: ["invalid_query", "invalid_order"]
+    errors: ["invalid_query", "invalid_order"],
+    fieldErrors: { order: "invalid_order" }
   },
-  {
-    name: "get",
-    method: "GET",
-    path: "/v1/markets/:id",
-    summary: "One event by event_id or slug",
-    pathParams: { id: MarketRef },
-    success: W.Market,
-    errors: ["not_found"]
-  },
-  {
-    name: "book",
-    method: "GET",
-    path: "/v1/markets/:id/book",
+  get: { ...T.markets.get, summary: "One event by event_id or slug", pathParams: { id: MarketRef }, success: W.Market, errors: ["not_found"] },
+  book: {
+    ...T.markets.book,
     summary: "Book snapshot (YES terms); an unknown or unavailable book is an empty one, never a 5xx",
     pathParams: { id: MarketRef },
     success: W.BookSnapshot,
     errors: []
   },
-  {
-    name: "trades",
-    method: "GET",
-    path: "/v1/markets/:id/trades",
+  trades: {
+    ...T.markets.trades,
     summary: "Recent trades, newest first",
     pathParams: { id: MarketRef },
     query: PAGE,
     success: W.MarketTrades,
     errors: ["invalid_query", "not_found"]
   },
-  {
-    name: "candles",
-    method: "GET",
-    path: "/v1/markets/:id/candles",
+  candles: {
+    ...T.markets.candles,
     summary: "YES-probability candles",
     pathParams: { id: MarketRef },
     query: { interval: Schema.optional(W.CandleInterval), from: Schema.optional(intQuery(0)), to: Schema.optional(intQuery(0)) },
     success: W.Candles,
-    errors: ["invalid_interval", "invalid_query", "not_found"]
+    errors: ["invalid_interval", "invalid_query", "not_found"],
+    fieldErrors: { interval: "invalid_interval" }
   }
-]
+} as const satisfies Group
 
 const userPath = { user: UserKey }
 
-const account: ReadonlyArray<RouteSpec> = [
-  { name: "balance", method: "GET", path: "/v1/balance/:user", summary: "Balance in micro-USDC", pathParams: userPath, success: W.Balance, errors: ["invalid_pubkey"] },
-  {
-    name: "position",
-    method: "GET",
-    path: "/v1/position/:market_id/:user",
+const account = {
+  balance: { ...T.account.balance, summary: "Balance in micro-USDC", pathParams: userPath, success: W.Balance, errors: ["invalid_pubkey"], fieldErrors: USER_FIELD },
+  position: {
+    ...T.account.position,
     summary: "One position (zero-shaped when none)",
     pathParams: { market_id: MarketRef, user: UserKey },
     success: W.Position,
-    errors: ["invalid_pubkey"]
+    errors: ["invalid_pubkey"],
+    fieldErrors: USER_FIELD
   },
-  { name: "positions", method: "GET", path: "/v1/positions/all/:user", summary: "All positions", pathParams: userPath, success: W.Positions, errors: ["invalid_pubkey"] },
-  {
-    name: "trades",
-    method: "GET",
-    path: "/v1/trades/all/:user",
+  positions: { ...T.account.positions, summary: "All positions", pathParams: userPath, success: W.Positions, errors: ["invalid_pubkey"], fieldErrors: USER_FIELD },
+  trades: {
+    ...T.account.trades,
     summary: "Fills as maker or taker, newest first",
     pathParams: userPath,
     query: PAGE,
     success: W.UserTrades,
-    errors: ["invalid_pubkey", "invalid_query"]
+    errors: ["invalid_pubkey", "invalid_query"],
+    fieldErrors: USER_FIELD
   },
-  {
-    name: "deposits",
-    method: "GET",
-    path: "/v1/deposits/all/:user",
+  deposits: {
+    ...T.account.deposits,
     summary: "Deposits, newest first",
     pathParams: userPath,
     query: PAGE,
     success: W.UserDeposits,
-    errors: ["invalid_pubkey", "invalid_query"]
+    errors: ["invalid_pubkey", "invalid_query"],
+    fieldErrors: USER_FIELD
   },
-  {
-    name: "withdrawals",
-    method: "GET",
-    path: "/v1/withdrawals/all/:user",
+  withdrawals: {
+    ...T.account.withdrawals,
     summary: "Withdrawals, newest first",
     pathParams: userPath,
     query: PAGE,
     success: W.UserWithdrawals,
-    errors: ["invalid_pubkey", "invalid_query"]
+    errors: ["invalid_pubkey", "invalid_query"],
+    fieldErrors: USER_FIELD
   }
-]
+} as const satisfies Group
 
-const wallet: ReadonlyArray<RouteSpec> = [
-  {
-    name: "withdraw",
-    method: "POST",
-    path: "/v1/withdraw-signed",
+const wallet = {
+  withdraw: {
+    ...T.wallet.withdraw,
     summary: "Withdraw to the linked wallet (signed; session cookie)",
     body: WithdrawRequest,
     auth: "cookie",
@@ -234,67 +219,64 @@ const wallet: ReadonlyArray<RouteSpec> = [
       "engine_rejected",
       "engine_unreachable",
       "engine_binding_disabled"
-    ]
+    ],
+    // Paused trading blocks withdrawals before any other check (SPEC §4, §8).
+    preamble: ["trading_not_paused", "ip:ip_orders", "session"]
   },
-  {
-    name: "link",
-    method: "POST",
-    path: "/v1/wallet/link",
+  link: {
+    ...T.wallet.link,
     summary: "Link the user key to an EVM wallet (both keys sign)",
     body: WalletLinkRequest,
     success: W.WalletLink,
-    errors: ["rate_limited", "invalid_shape", "invalid_address", "stale_timestamp", "invalid_signature_format", "invalid_signature", "wallet_already_linked", "wallet_taken"]
+    errors: ["rate_limited", "invalid_shape", "invalid_address", "stale_timestamp", "invalid_signature_format", "invalid_signature", "wallet_already_linked", "wallet_taken"],
+    // Like registration, and no registration needed first (docs/decisions.md "Rate limits").
+    preamble: ["ip:ip_wallet_link"]
   },
-  { name: "get", method: "GET", path: "/v1/wallet/:user", summary: "The user's linked wallet", pathParams: userPath, success: W.WalletLink, errors: ["invalid_pubkey", "not_found"] }
-]
+  get: { ...T.wallet.get, summary: "The user's linked wallet", pathParams: userPath, success: W.WalletLink, errors: ["invalid_pubkey", "not_found"], fieldErrors: USER_FIELD }
+} as const satisfies Group
 
-const fees: ReadonlyArray<RouteSpec> = [
-  { name: "fees", method: "GET", path: "/v1/fees", summary: "Default, per-category and per-market fees", success: W.Fees, errors: [] },
-  { name: "rewardsConfig", method: "GET", path: "/v1/rewards/config", summary: "Rewards configuration", success: W.RewardsConfig, errors: [] },
-  {
-    name: "rewardsMe",
-    method: "GET",
-    path: "/v1/rewards/me",
+const fees = {
+  fees: { ...T.fees.fees, summary: "Default, per-category and per-market fees", success: W.Fees, errors: [] },
+  rewardsConfig: { ...T.fees.rewardsConfig, summary: "Rewards configuration", success: W.RewardsConfig, errors: [] },
+  rewardsMe: {
+    ...T.fees.rewardsMe,
     summary: "A maker's LP rewards: today's estimate, pending and paid days, totals",
     query: { user: UserKey },
     success: W.RewardsMe,
-    errors: ["invalid_pubkey"]
+    errors: ["invalid_pubkey"],
+    fieldErrors: USER_FIELD
   },
-  {
-    name: "rewardsWallet",
-    method: "GET",
-    path: "/v1/rewards/wallet/:wallet",
+  rewardsWallet: {
+    ...T.fees.rewardsWallet,
     summary: "Same as /v1/rewards/me, by user key or linked 0x wallet",
     pathParams: { wallet: Schema.String.annotations({ description: "user key, or a linked 0x wallet" }) },
     success: W.RewardsMe,
     errors: ["invalid_pubkey", "not_found"]
   },
-  {
-    name: "leaderboard",
-    method: "GET",
-    path: "/v1/rewards/leaderboard",
+  leaderboard: {
+    ...T.fees.leaderboard,
     summary: "Paid LP rewards ranked over the last days",
     query: { days: Schema.optional(intQuery(1, 90)), limit: Schema.optional(intQuery(1, 200)) },
     success: W.Leaderboard,
     errors: ["invalid_query"]
   }
-]
+} as const satisfies Group
 
-const lpBot: ReadonlyArray<RouteSpec> = [
-  {
-    name: "sessionNew",
-    method: "POST",
-    path: "/v1/lp-bot/session/new",
+/** Every LP-bot route: refused while the LP surface is closed, then its per-IP bucket. */
+const LP_GATE = ["lp_open", "ip:ip_lp"] as const
+
+const lpBot = {
+  sessionNew: {
+    ...T["lp-bot"].sessionNew,
     summary: "A server-generated LP session key and the delegation message to sign",
     body: LpSessionNewRequest,
     auth: "cookie",
     success: W.LpSessionNew,
-    errors: [...LP, "invalid_shape", ...SESSION, "user_mismatch", "scope_missing", "scope_forbidden", "expiry_out_of_range"]
+    errors: [...LP, "invalid_shape", ...SESSION, "user_mismatch", "scope_missing", "scope_forbidden", "expiry_out_of_range"],
+    preamble: LP_GATE
   },
-  {
-    name: "delegate",
-    method: "POST",
-    path: "/v1/lp-bot/delegate",
+  delegate: {
+    ...T["lp-bot"].delegate,
     summary: "Delegate the session key (scope orders), signed by the user key",
     body: LpDelegateRequest,
     success: W.LpDelegated,
@@ -311,44 +293,41 @@ const lpBot: ReadonlyArray<RouteSpec> = [
       ...LP_SESSION,
       "expiry_out_of_range",
       "db_error"
-    ]
+    ],
+    preamble: LP_GATE
   },
-  {
-    name: "start",
-    method: "POST",
-    path: "/v1/lp-bot/start",
+  start: {
+    ...T["lp-bot"].start,
     summary: "Start (or replace) the user's server-managed bot",
     body: LpStartRequest,
     auth: "cookie",
     success: W.LpStartResponse,
-    errors: [...LP, "invalid_shape", ...SESSION, ...LP_SESSION, "not_found"]
+    errors: [...LP, "invalid_shape", ...SESSION, ...LP_SESSION, "not_found"],
+    preamble: LP_GATE
   },
-  {
-    name: "stop",
-    method: "POST",
-    path: "/v1/lp-bot/stop",
+  stop: {
+    ...T["lp-bot"].stop,
     summary: "Stop the bot (cancels its orders); optionally revoke the session",
     body: LpStopRequest,
     auth: "cookie",
     success: W.LpStopResponse,
-    errors: [...LP, "invalid_shape", ...SESSION, "user_mismatch"]
+    errors: [...LP, "invalid_shape", ...SESSION, "user_mismatch"],
+    preamble: LP_GATE
   },
-  {
-    name: "status",
-    method: "GET",
-    path: "/v1/lp-bot/status",
+  status: {
+    ...T["lp-bot"].status,
     summary: "The user's bot, its markets and sessions",
     query: { user: UserKey },
     success: W.LpStatus,
-    errors: LP
+    errors: LP,
+    preamble: LP_GATE,
+    fieldErrors: USER_FIELD
   }
-]
+} as const satisfies Group
 
-const feed: ReadonlyArray<RouteSpec> = [
-  {
-    name: "ws",
-    method: "GET",
-    path: "/v1/ws",
+const feed = {
+  ws: {
+    ...T.feed.ws,
     summary: "The WebSocket feed (SPEC §6): upgrade this request; a plain GET answers 426",
     description:
       "Send `Connection: Upgrade` and `Upgrade: websocket`. Client frames are JSON objects (subscribe, unsubscribe, ping); " +
@@ -357,15 +336,15 @@ const feed: ReadonlyArray<RouteSpec> = [
     errors: ["upgrade_required"],
     extensions: { "x-websocket-frames": WS_FRAMES }
   }
-]
+} as const satisfies Group
 
-const meta: ReadonlyArray<RouteSpec> = [
-  { name: "openapi", method: "GET", path: "/v1/openapi.json", summary: "This document", success: W.OpenApiDocument, errors: [] },
-  { name: "docs", method: "GET", path: "/v1/docs", summary: "Interactive API docs (Swagger UI, served offline)", success: Html, errors: [] }
-]
+const meta = {
+  openapi: { ...T.meta.openapi, summary: "This document", success: W.OpenApiDocument, errors: [] },
+  docs: { ...T.meta.docs, summary: "Interactive API docs (Swagger UI, served offline)", success: Html, errors: [] }
+} as const satisfies Group
 
-/** The API's routes by tag, in the router's order. */
-export const API_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
+/** The API's routes by group (tag), in the router's order: what src/api/app.ts implements. */
+export const API = {
   session,
   orders,
   markets,
@@ -378,41 +357,36 @@ export const API_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
   meta,
   ...FIRST_HOUR_ROUTES,
   ...OPS_ROUTES
-}
+} as const
 
-/** The deposit service's routes (SPEC §4 "Deposit service"). */
-export const DEPOSIT_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
-  deposit: [
-    {
-      name: "nativeAddress",
-      method: "GET",
-      path: "/v1/deposit/native-address/:user_address",
+/** The deposit service's routes (SPEC §4 "Deposit service"): what src/deposit/app.ts implements. */
+export const DEPOSIT = {
+  deposit: {
+    nativeAddress: {
+      ...DEPOSIT_TABLE.deposit.nativeAddress,
       summary: "The deposit address of an EVM wallet (derived, registered for watching)",
       pathParams: { user_address: EvmAddress },
       success: W.DepositAddress,
-      errors: ["rate_limited", "invalid_address", "derivation_failed", "registration_failed"]
+      errors: ["rate_limited", "invalid_address", "derivation_failed", "registration_failed"],
+      preamble: ["ip:ip_deposit_address"]
     },
-    {
-      name: "progress",
-      method: "GET",
-      path: "/v1/deposit/progress/:user_address",
+    progress: {
+      ...DEPOSIT_TABLE.deposit.progress,
       summary: "Deposit progress of an EVM wallet: { data: DepositProgress }",
       pathParams: { user_address: EvmAddress },
       success: W.DepositProgressResponse,
       errors: ["invalid_pubkey"]
     },
-    {
-      name: "bridgeAddress",
-      method: "GET",
-      path: "/v1/deposit/bridge-address/:pubkey",
+    bridgeAddress: {
+      ...DEPOSIT_TABLE.deposit.bridgeAddress,
       summary: "Retired (410); EVM addresses get 400 invalid_pubkey",
       pathParams: { pubkey: Schema.String },
       success: {},
       errors: ["invalid_pubkey", "retired"]
     }
-  ],
-  meta: [{ name: "openapi", method: "GET", path: "/v1/openapi.json", summary: "This document", success: W.OpenApiDocument, errors: [] }]
-}
+  },
+  meta: { openapi: { ...DEPOSIT_TABLE.meta.openapi, summary: "This document", success: W.OpenApiDocument, errors: [] } }
+} as const satisfies Readonly<Record<string, Group>>
 
 export interface ApiInfo {
   readonly title: string
@@ -467,11 +441,11 @@ const finish = (generated: Record<string, any>): Record<string, any> => {
   return spec
 }
 
-const declare = <const Id extends string>(id: Id, info: ApiInfo, routes: Readonly<Record<string, ReadonlyArray<RouteSpec>>>) => {
+const declare = <const Id extends string>(id: Id, info: ApiInfo, groups: Readonly<Record<string, Group>>) => {
   let api: any = HttpApi.make(id)
-  for (const [tag, specs] of Object.entries(routes)) {
+  for (const [tag, routes] of Object.entries(groups)) {
     let group: any = HttpApiGroup.make(tag)
-    for (const spec of specs) group = group.add(toEndpoint(spec))
+    for (const [name, spec] of Object.entries(routes)) group = group.add(toEndpoint(name, spec))
     api = api.add(group)
   }
   return api.annotateContext(
@@ -482,11 +456,11 @@ const declare = <const Id extends string>(id: Id, info: ApiInfo, routes: Readonl
 export const Api = declare(
   "twinbook",
   { title: "twinbook API", description: "Prediction-market order book (SPEC.md). Operator routes and fields marked as extensions go beyond SPEC." },
-  API_ROUTES
+  API
 )
 
 export const DepositApi = declare(
   "twinbook-deposit",
   { title: "twinbook deposit service", description: "Per-wallet deposit addresses and deposit progress (SPEC §4 \"Deposit service\")." },
-  DEPOSIT_ROUTES
+  DEPOSIT
 )

@@ -3,17 +3,34 @@
 // HttpApiEndpoint. Error codes are grouped by their status (src/domain/errors.ts) into
 // one envelope schema per status, so a code's status is never written twice.
 import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { codesWithStatus, ERROR_STATUS, type ErrorCode, errorEnvelope } from "../../domain/errors.ts"
+import type { RouteLine } from "./table.ts"
 
 export type Auth = "cookie" | "admin"
 
-export interface RouteSpec {
-  /** Unique within its group. */
-  readonly name: string
-  readonly method: "GET" | "POST"
-  /** With `:param` segments, exactly as the router's. */
-  readonly path: `/${string}`
+/** Per-address buckets a route charges (their names are the 429's detail; src/api/steps.ts has their sizes). */
+export type IpBucket = "ip_orders" | "ip_lp" | "ip_register" | "ip_wallet_link" | "faucet_ip" | "ip_deposit_address"
+/** Per-user buckets, charged to the session user (so after "session"). */
+export type UserBucket = "wallet_orders" | "faucet_user"
+
+/**
+ * What the router does before a route's handler, in the declared order (src/api/steps.ts
+ * implements each): charge a bucket, require the session cookie (its user is handed to the
+ * handler) or the operator token, or refuse while a surface is closed.
+ */
+export type Step =
+  | "session"
+  | "admin"
+  | "trading_open"
+  | "trading_not_paused"
+  | "lp_open"
+  | "dev_credit"
+  | "faucet"
+  | `ip:${IpBucket}`
+  | `user:${UserBucket}`
+
+export interface RouteSpec extends RouteLine {
   readonly summary: string
   readonly description?: string
   readonly pathParams?: Schema.Struct.Fields
@@ -28,7 +45,19 @@ export interface RouteSpec {
   readonly alwaysServed?: true
   /** Vendor extensions of the OpenAPI operation (the WebSocket frames). */
   readonly extensions?: Readonly<Record<string, unknown>>
+  // ---- read by the router only (src/api/serve.ts): the order of the checks a handler may rely on ----
+  /** Run before the body is read (a refused request costs no parsing). */
+  readonly preamble?: ReadonlyArray<Step>
+  /** The code of a body the schema refuses (default `invalid_shape`). */
+  readonly bodyError?: ErrorCode
+  /** A hand decoder for a hot route's body: the schema's value for a well-formed body, else undefined (src/domain/schemas.ts decodeBody). */
+  readonly fastBody?: (body: unknown) => unknown
+  /** The code of a refused body, path or query field, by field name (default: `bodyError` for the body, `invalid_query` for parameters). */
+  readonly fieldErrors?: Readonly<Record<string, ErrorCode>>
 }
+
+/** A declared group: its routes by name (the operation's name in the HttpApi). */
+export type Group = Readonly<Record<string, RouteSpec>>
 
 /** Answered by any route: an unexpected failure. */
 const ANY_ROUTE: ReadonlyArray<ErrorCode> = ["internal_error"]
@@ -48,18 +77,33 @@ export const routeErrorCodes = (spec: RouteSpec): ErrorCode[] => [
 
 const isSchema = (u: unknown): u is Schema.Schema.Any => Schema.isSchema(u)
 
-/** A query parameter carrying an integer in [min, max]: decoded from its string, documented as an integer. */
-export const intQuery = (min: number, max?: number) =>
-  Schema.NumberFromString.pipe(Schema.int(), max === undefined ? Schema.greaterThanOrEqualTo(min) : Schema.between(min, max)).annotations({
-    jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }) }
-  })
+/** Annotates a query parameter whose empty value (`?limit=`) means absent, as the integers' did before decoding was declared. */
+export const EmptyIsAbsent: unique symbol = Symbol.for("twinbook/EmptyIsAbsent")
+
+/**
+ * A query parameter carrying an integer in [min, max], documented as an integer: decimal digits
+ * only (no `1e3`, `1.0` or spaces), a safe integer, in range; the router hands the number over.
+ * Empty is absent (the default applies).
+ */
+export const intQuery = (min: number, max?: number) => {
+  const hi = max ?? Number.MAX_SAFE_INTEGER
+  return Schema.transformOrFail(Schema.String, Schema.Number, {
+    strict: true,
+    decode: (s, _o, ast) => {
+      if (!/^-?\d+$/.test(s)) return ParseResult.fail(new ParseResult.Type(ast, s, "expected an integer"))
+      const n = Number(s)
+      return Number.isSafeInteger(n) && n >= min && n <= hi ? ParseResult.succeed(n) : ParseResult.fail(new ParseResult.Type(ast, s, `must be between ${min} and ${hi}`))
+    },
+    encode: (n) => ParseResult.succeed(String(n))
+  }).annotations({ jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }) }, [EmptyIsAbsent]: true })
+}
 
 /** A query flag: `true` or `false`. */
 export const boolQuery = Schema.Literal("true", "false")
 
-export const toEndpoint = (spec: RouteSpec): HttpApiEndpoint.HttpApiEndpoint.AnyWithProps => {
-  // The declaration is data for documents and checks, not a typed server: the builder's types are not needed.
-  let e: any = spec.method === "GET" ? HttpApiEndpoint.get(spec.name, spec.path) : HttpApiEndpoint.post(spec.name, spec.path)
+export const toEndpoint = (name: string, spec: RouteSpec): HttpApiEndpoint.HttpApiEndpoint.AnyWithProps => {
+  // The HttpApi is data for documents and checks, not a typed server (src/api/serve.ts serves): the builder's types are not needed.
+  let e: any = spec.method === "GET" ? HttpApiEndpoint.get(name, spec.path) : HttpApiEndpoint.post(name, spec.path)
   if (spec.pathParams !== undefined) e = e.setPath(Schema.Struct(spec.pathParams))
   if (spec.query !== undefined) e = e.setUrlParams(Schema.Struct(spec.query))
   if (spec.body !== undefined) e = e.setPayload(spec.body)

@@ -2,7 +2,8 @@
 // and the Prometheus scrape. Extensions beside SPEC.md; api.ts adds the group with one line.
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import type { RouteSpec } from "./endpoint.ts"
+import type { Group } from "./endpoint.ts"
+import { API_TABLE as T } from "./table.ts"
 import { ADMIN } from "./operator.ts"
 
 export const Health = Schema.Struct({
@@ -31,28 +32,25 @@ export const NotReady = Schema.Struct({
 /** Prometheus text exposition format 0.0.4. */
 const PrometheusText = HttpApiSchema.Text({ contentType: "text/plain" }).annotations({ description: "Prometheus text format (version 0.0.4)" })
 
-/** Groups by tag, spread into API_ROUTES (src/api/declaration/api.ts). */
-export const OPS_ROUTES: Readonly<Record<string, ReadonlyArray<RouteSpec>>> = {
-  ops: [
-    { name: "health", method: "GET", path: "/v1/health", summary: "Liveness: 200 while the process answers", success: Health, errors: [], alwaysServed: true },
-    {
-      name: "ready",
-      method: "GET",
-      path: "/v1/ready",
+/** Groups by tag, spread into API (src/api/declaration/api.ts). */
+export const OPS_ROUTES = {
+  ops: {
+    health: { ...T.ops.health, summary: "Liveness: 200 while the process answers", success: Health, errors: [], alwaysServed: true },
+    ready: {
+      ...T.ops.ready,
       summary: "Readiness: 200 when the journal is writable, the chain reachable and followed, the deposit service up; 503 naming what failed",
       success: { 200: Ready, 503: NotReady },
       errors: [],
       alwaysServed: true
     },
-    {
-      name: "metrics",
-      method: "GET",
-      path: "/metrics",
+    // The token is checked by the handler: METRICS_PUBLIC=true lifts it (docs/decisions.md § Metrics).
+    metrics: {
+      ...T.ops.metrics,
       summary: "Prometheus metrics (docs/metrics.md); the operator token unless METRICS_PUBLIC=true",
       auth: "admin",
       success: PrometheusText,
       errors: [...ADMIN, "not_found"],
       alwaysServed: true
     }
-  ]
-}
+  }
+} as const satisfies Readonly<Record<string, Group>>

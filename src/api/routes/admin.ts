@@ -1,33 +1,16 @@
-// The operator API (an extension; docs/api.md): events, market status, surfaces,
-// fees, builder fees and a development credit. Bearer token, per-IP 60 / 60 s.
+// The operator group (an extension; docs/api.md): events, market status, surfaces, fees,
+// builder fees, a development credit, the chain guard and the clocks. The bearer token (per-IP
+// 60 / 60 s) is the declaration's preamble.
 import { ApiError } from "../../domain/errors.ts"
-import {
-  BindingRequest,
-  BuilderFeeRequest,
-  CreateEventRequest,
-  CreditRequest,
-  decodeBody,
-  FeesRequest,
-  MarketStatusRequest,
-  SurfaceRequest
-} from "../../domain/schemas.ts"
 import { slugify } from "../../service/catalog.ts"
 import type { ServiceCommand } from "../../service/commands.ts"
 import type { ApplyResult } from "../../service/exchange.ts"
 import { eventView } from "../../service/views.ts"
-import { type AppCtx, requireAdmin, requireUserKey } from "../context.ts"
-import { type HttpRequest, json, parseJsonBody, type Route } from "../http.ts"
+import { type AppCtx, requireUserKey } from "../context.ts"
+import { API } from "../declaration/api.ts"
+import { json } from "../http.ts"
+import { implement } from "../serve.ts"
 import { rejection } from "./orders.ts"
-
-const decoders = {
-  event: decodeBody(CreateEventRequest, "invalid_shape"),
-  status: decodeBody(MarketStatusRequest, "invalid_shape"),
-  surface: decodeBody(SurfaceRequest, "invalid_shape"),
-  fees: decodeBody(FeesRequest, "invalid_shape"),
-  builder: decodeBody(BuilderFeeRequest, "invalid_shape"),
-  credit: decodeBody(CreditRequest, "invalid_shape"),
-  binding: decodeBody(BindingRequest, "invalid_shape")
-}
 
 /** Submits an operator command; an engine rejection becomes the matching client error. */
 const run = async (ctx: AppCtx, cmd: ServiceCommand): Promise<ApplyResult> => {
@@ -66,18 +49,10 @@ const marketIdOf = (ctx: AppCtx, id: string): string => {
   return found.market.market_id
 }
 
-const admin = (path: string, handle: (ctx: AppCtx, body: Record<string, unknown>, params: Readonly<Record<string, string>>, req: HttpRequest) => Promise<unknown>): Route<AppCtx> => ({
-  method: "POST",
-  path,
-  handler: async (ctx, req, params) => {
-    requireAdmin(ctx, req)
-    return json(200, await handle(ctx, parseJsonBody(req), params, req))
-  }
-})
+const noStore = { "cache-control": "no-store" }
 
-export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
-  admin("/v1/events", async (ctx, raw) => {
-    const body = decoders.event(raw)
+export const operator = implement<AppCtx>()(API.operator, {
+  createEvent: async (ctx, { body }) => {
     if (body.outcomes !== undefined && body.outcomes.length === 1) throw new ApiError("invalid_shape", "outcomes: a multi-outcome event needs at least two")
     if (body.outcomes !== undefined && body.outcomes.length > 0) {
       // Outcome slugs (given, or derived from labels) must differ from each other and from the event's.
@@ -86,14 +61,13 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
     }
     const result = await run(ctx, { type: "create_event", event: body })
     if (result.refused === "event_exists" || result.event === undefined) throw new ApiError("event_exists", `slug or id of ${body.slug} already exists`)
-    return eventView(result.event)
-  }),
-  admin("/v1/admin/markets/:id/status", async (ctx, raw, params) => {
-    const body = decoders.status(raw)
+    return json(200, eventView(result.event))
+  },
+  marketStatus: async (ctx, { body, path }) => {
     if ((body.status === "resolved") !== (body.winning_outcome !== undefined)) {
       throw new ApiError("invalid_shape", "winning_outcome is required to resolve, and only then")
     }
-    const marketId = marketIdOf(ctx, params.id!)
+    const marketId = marketIdOf(ctx, path.id)
     const result = await run(ctx, {
       type: "set_market_status",
       marketId,
@@ -101,23 +75,20 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
       ...(body.winning_outcome === undefined ? {} : { winningOutcome: body.winning_outcome })
     })
     const redeemed = result.events.filter((e) => e.type === "redeemed").length
-    return { market_id: marketId, status: body.status, winning_outcome: body.winning_outcome ?? null, redeemed }
-  }),
-  admin("/v1/admin/trading", async (ctx, raw) => {
-    const { state } = decoders.surface(raw)
+    return json(200, { market_id: marketId, status: body.status, winning_outcome: body.winning_outcome ?? null, redeemed })
+  },
+  trading: async (ctx, { body }) => {
     // Not `run`: reopening runs the queue, and a queued order's own rejection (its user's
     // balance, say) belongs to that user, not to the operator's request. Found by the simulator.
-    const { result } = await ctx.commands.submit({ type: "set_trading", state })
-    return { trading: ctx.exchange.trading, released_from_queue: result.events.filter((e) => e.type === "order_accepted").length }
-  }),
-  admin("/v1/admin/lp", async (ctx, raw) => {
-    const { state } = decoders.surface(raw)
-    if (state === "paused") throw new ApiError("invalid_shape", "state: open or closed")
-    await run(ctx, { type: "set_lp", state })
-    return { lp: ctx.exchange.lp }
-  }),
-  admin("/v1/admin/fees", async (ctx, raw) => {
-    const body = decoders.fees(raw)
+    const { result } = await ctx.commands.submit({ type: "set_trading", state: body.state })
+    return json(200, { trading: ctx.exchange.trading, released_from_queue: result.events.filter((e) => e.type === "order_accepted").length })
+  },
+  lp: async (ctx, { body }) => {
+    if (body.state === "paused") throw new ApiError("invalid_shape", "state: open or closed")
+    await run(ctx, { type: "set_lp", state: body.state })
+    return json(200, { lp: ctx.exchange.lp })
+  },
+  fees: async (ctx, { body }) => {
     if (body.taker_fee_bps === undefined && body.maker_rebate_bps === undefined) {
       throw new ApiError("invalid_shape", "give taker_fee_bps and/or maker_rebate_bps")
     }
@@ -129,58 +100,42 @@ export const adminRoutes: ReadonlyArray<Route<AppCtx>> = [
       ...(body.maker_rebate_bps === undefined ? {} : { makerRebateBps: body.maker_rebate_bps })
     })
     const engine = ctx.exchange.engine
-    return {
+    return json(200, {
       default_taker_fee_bps: engine.defaultTakerFeeBps,
       maker_rebate_bps: engine.makerRebateBps,
       ...(marketId === undefined ? {} : { market_id: marketId, taker_fee_bps: engine.markets.get(marketId)!.takerFeeBps })
-    }
-  }),
-  admin("/v1/admin/builders/:user", async (ctx, raw, params) => {
-    const body = decoders.builder(raw)
-    const user = params.user!
+    })
+  },
+  builderFee: async (ctx, { body, path }) => {
+    const user = path.user
     const existing = ctx.exchange.builders.get(user)
     if (existing === undefined) throw new ApiError("not_found", `no builder registered for ${user}`)
     await run(ctx, { type: "set_builder_fee", user, feeBps: body.fee_bps, enabled: body.enabled ?? existing.enabled })
-    return { user, name: existing.name, api_key: existing.apiKey, fee_bps: existing.feeBps, enabled: existing.enabled }
-  }),
+    return json(200, { user, name: existing.name, api_key: existing.apiKey, fee_bps: existing.feeBps, enabled: existing.enabled })
+  },
   // Operational, not journaled: simulates the API losing its matching-service binding (SPEC 502/503).
-  admin("/v1/admin/engine-binding", async (ctx, raw) => {
-    ctx.binding.withdraw = decoders.binding(raw).withdraw
-    return { withdraw: ctx.binding.withdraw }
-  }),
-  // Operational, not journaled: the clocks and any wall-clock step noticed (docs/time.md).
-  {
-    method: "GET",
-    path: "/v1/admin/clock",
-    handler: (ctx, req) => {
-      requireAdmin(ctx, req)
-      const journalMs = ctx.exchange.journalMs()
-      const status = ctx.clockWatch?.status(journalMs) ?? null
-      if (status === null) throw new ApiError("not_found", "no clock watch in this service")
-      return json(200, status, { "cache-control": "no-store" })
-    }
+  engineBinding: (ctx, { body }) => {
+    ctx.binding.withdraw = body.withdraw
+    return json(200, { withdraw: ctx.binding.withdraw })
   },
-  // Operational, not journaled: the chain guard (docs/api.md "Chain status"; src/chain/guard.ts).
-  {
-    method: "GET",
-    path: "/v1/admin/chain",
-    handler: (ctx, req) => {
-      requireAdmin(ctx, req)
-      return json(200, chainStatusView(ctx), { "cache-control": "no-store" })
-    }
-  },
-  admin("/v1/admin/chain/resume", async (ctx) => {
-    const guard = ctx.exchange.chainGuard
-    if (guard === null) throw new ApiError("not_found", "no chain side in this service")
-    await guard.resume()
-    return chainStatusView(ctx)
-  }),
-  admin("/v1/admin/credit", async (ctx, raw) => {
-    if (!ctx.config.devCredit) throw new ApiError("not_found", "operator credit is disabled (DEV_CREDIT=false)")
-    const body = decoders.credit(raw)
+  credit: async (ctx, { body }) => {
     requireUserKey("user", body.user, "invalid_shape")
     const result = await run(ctx, { type: "credit", user: body.user, amountMicro: body.amount_micro, ref: `operator:${ctx.exchange.lastSeq + 1}` })
     const balance = result.events.find((e) => e.type === "balance")
-    return { user: body.user, available: balance?.type === "balance" ? balance.availableMicro : 0 }
-  })
-]
+    return json(200, { user: body.user, available: balance?.type === "balance" ? balance.availableMicro : 0 })
+  },
+  // Operational, not journaled: the chain guard (docs/api.md "Chain status"; src/chain/guard.ts).
+  chain: (ctx) => json(200, chainStatusView(ctx), noStore),
+  chainResume: async (ctx) => {
+    const guard = ctx.exchange.chainGuard
+    if (guard === null) throw new ApiError("not_found", "no chain side in this service")
+    await guard.resume()
+    return json(200, chainStatusView(ctx))
+  },
+  // Operational, not journaled: the clocks and any wall-clock step noticed (docs/time.md).
+  clock: (ctx) => {
+    const status = ctx.clockWatch?.status(ctx.exchange.journalMs()) ?? null
+    if (status === null) throw new ApiError("not_found", "no clock watch in this service")
+    return json(200, status, noStore)
+  }
+})

@@ -1,9 +1,10 @@
-// The operations routes (docs/metrics.md): liveness, readiness and the Prometheus scrape.
-// Declared in src/api/declaration/ops.ts. /metrics needs the operator token unless the
+// The ops group (docs/metrics.md): liveness, readiness and the Prometheus scrape, declared in
+// src/api/declaration/ops.ts. /metrics needs the operator token unless the
 // operator made it public (METRICS_PUBLIC=true; docs/decisions.md § Metrics).
-import { requireAdmin } from "../context.ts"
-import type { AppCtx } from "../context.ts"
-import { json, type Route } from "../http.ts"
+import { type AppCtx, requireAdmin } from "../context.ts"
+import { API } from "../declaration/api.ts"
+import { json } from "../http.ts"
+import { implement } from "../serve.ts"
 import { ApiError, errorBody } from "../../domain/errors.ts"
 import { opsOf } from "../../ops/port.ts"
 import { failedChecks, type ReadyReport } from "../../ops/readiness.ts"
@@ -21,27 +22,20 @@ const BARE: ReadyReport = {
 
 const NO_STORE = { "cache-control": "no-store" }
 
-export const opsRoutes: ReadonlyArray<Route<AppCtx>> = [
+export const ops = implement<AppCtx>()(API.ops, {
   // `ok` and `seq` were its body before; kept beside `status` for the clients that read them.
-  { method: "GET", path: "/v1/health", handler: (ctx) => json(200, { status: "ok", ok: true, seq: ctx.exchange.lastSeq }, NO_STORE) },
-  {
-    method: "GET",
-    path: "/v1/ready",
-    handler: async (ctx) => {
-      const report = (await opsOf(ctx)?.ready()) ?? BARE
-      if (report.status === "ready") return json(200, report, NO_STORE)
-      return json(503, errorBody("not_ready", failedChecks(report), { ...report }), NO_STORE)
-    }
+  health: (ctx) => json(200, { status: "ok", ok: true, seq: ctx.exchange.lastSeq }, NO_STORE),
+  ready: async (ctx) => {
+    const report = (await opsOf(ctx)?.ready()) ?? BARE
+    if (report.status === "ready") return json(200, report, NO_STORE)
+    return json(503, errorBody("not_ready", failedChecks(report), { ...report }), NO_STORE)
   },
-  {
-    method: "GET",
-    path: "/metrics",
-    handler: async (ctx, req) => {
-      const ops = opsOf(ctx)
-      if (ops === undefined) throw new ApiError("not_found", "metrics are not collected in this process")
-      if (!ops.metricsPublic) requireAdmin(ctx, req)
-      const registry = ops.metrics.registry
-      return { status: 200, headers: { "content-type": registry.contentType, ...NO_STORE }, body: await registry.metrics() }
-    }
+  metrics: async (ctx, { req }) => {
+    const ops = opsOf(ctx)
+    if (ops === undefined) throw new ApiError("not_found", "metrics are not collected in this process")
+    // The operator token unless the operator made the scrape public: conditional, so not the preamble's "admin".
+    if (!ops.metricsPublic) requireAdmin(ctx, req)
+    const registry = ops.metrics.registry
+    return { status: 200, headers: { "content-type": registry.contentType, ...NO_STORE }, body: await registry.metrics() }
   }
-]
+})

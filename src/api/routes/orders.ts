@@ -1,65 +1,27 @@
-// Orders: place (signed, cookie), cancel, cancel-all, and a user's resting orders.
+// The orders group (SPEC §4 "Orders"): place a signed order, cancel one or all, a user's
+// resting orders. Buckets, session and body are the declaration's preamble (src/api/serve.ts).
 import { ApiError } from "../../domain/errors.ts"
-import { CancelAllRequest, CancelRequest, decodeBody, OrderRequest, orderRequestFast } from "../../domain/schemas.ts"
 import { openOrders } from "../../service/views.ts"
-import { type AppCtx, requireSession, requireUserKey } from "../context.ts"
-import { json, parseJsonBody, type Route } from "../http.ts"
+import { API } from "../declaration/api.ts"
+import { type AppCtx, requireUserKey } from "../context.ts"
+import { json } from "../http.ts"
+import { implement } from "../serve.ts"
 import { cancelAll, cancelOrder } from "../../usecase/cancel.ts"
 import { placeSignedOrder } from "../../usecase/place-order.ts"
-import { LIMITS } from "../../usecase/rate-limit.ts"
 
 export { rejection } from "../../usecase/place-order.ts"
 
-const decodeOrder = decodeBody(OrderRequest, "invalid_order_shape", orderRequestFast)
-const decodeCancel = decodeBody(CancelRequest, "invalid_shape")
-const decodeCancelAll = decodeBody(CancelAllRequest, "invalid_shape")
-
-export const orderRoutes: ReadonlyArray<Route<AppCtx>> = [
-  {
-    method: "POST",
-    path: "/v1/orders",
-    handler: async (ctx, req) => {
-      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
-      if (ctx.exchange.trading === "closed") throw new ApiError("trading_disabled", "trading is not open")
-      const sessionUser = requireSession(ctx, req)
-      ctx.limiter.take(LIMITS.walletOrders, sessionUser)
-      const body = decodeOrder(parseJsonBody(req))
-      requireUserKey("user", body.user, "invalid_order_shape")
-      if (body.user !== sessionUser) throw new ApiError("session_user_mismatch", "order user differs from the session user")
-      const placed = await placeSignedOrder(ctx, body)
-      return json(placed.status, placed.body)
-    }
+export const orders = implement<AppCtx>()(API.orders, {
+  place: async (ctx, { body, session }) => {
+    requireUserKey("user", body.user, "invalid_order_shape")
+    if (body.user !== session) throw new ApiError("session_user_mismatch", "order user differs from the session user")
+    const placed = await placeSignedOrder(ctx, body)
+    return json(placed.status, placed.body)
   },
-  {
-    method: "POST",
-    path: "/v1/orders/cancel",
-    handler: async (ctx, req) => {
-      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
-      const user = requireSession(ctx, req)
-      const body = decodeCancel(parseJsonBody(req))
-      return json(200, await cancelOrder(ctx, user, body.order_id))
-    }
-  },
-  {
-    method: "POST",
-    path: "/v1/orders/cancel-all",
-    handler: async (ctx, req) => {
-      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
-      const user = requireSession(ctx, req)
-      const body = decodeCancelAll(parseJsonBody(req))
-      return json(200, await cancelAll(ctx, user, body.market_id))
-    }
-  },
-  {
-    method: "GET",
-    path: "/v1/orders/all/:user",
-    handler: (ctx, req, params) => {
-      // SPEC §8 puts all of /v1/orders/* under the per-IP bucket, reads included.
-      ctx.limiter.takeForAddress(LIMITS.ipOrders, req.ip)
-      const user = params.user!
-      requireUserKey("user", user, "invalid_pubkey")
-      const orders = openOrders(ctx.exchange, user)
-      return json(200, { orders, total: orders.length })
-    }
+  cancel: async (ctx, { body, session }) => json(200, await cancelOrder(ctx, session, body.order_id)),
+  cancelAll: async (ctx, { body, session }) => json(200, await cancelAll(ctx, session, body.market_id)),
+  open: (ctx, { path }) => {
+    const orders = openOrders(ctx.exchange, path.user)
+    return json(200, { orders, total: orders.length })
   }
-]
+})

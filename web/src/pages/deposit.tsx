@@ -4,6 +4,7 @@
 // and withdrawals to the linked wallet until they confirm on chain.
 import { useEffect, useState } from "preact/hooks"
 import type { Address, Hex } from "viem"
+import type { DepositAddress, DepositProgress } from "../../../src/client/index.ts"
 import { describeError, type ErrorBody } from "../errors.ts"
 import { formatTime, formatUsd, parseUsdToMicro } from "../format.ts"
 import { balance, portfolioVersion } from "../portfolio-store.ts"
@@ -65,8 +66,7 @@ const devWallet = async (rpcUrl: string, chainId: number): Promise<EvmWallet> =>
   }
 }
 
-interface DepositAddress { address: Address; chain: string; chain_id?: number; token: string; token_address: Address; min_usdg_micro: number; max_usdc_per_tx_micro: number; instructions: string }
-interface Progress { stage: string; amount_micro?: number; tx_signature?: string; updated_at?: number; error?: string | null }
+type Progress = DepositProgress
 
 const STAGES = ["detected", "confirming", "credited"] as const
 
@@ -166,7 +166,7 @@ export const DepositPage = () => {
     // The API's faucet, with this user's session cookie: it mints the amount and tops up gas.
     const res = await client.value!.faucet(wallet.address, micro)
     if (res.status !== 200) throw new Error(describeError(res.status, res.body as ErrorBody))
-    await wallet.transferToken(addr.token_address, addr.address, BigInt(micro))
+    await wallet.transferToken(addr.token_address as Address, addr.address as Address, BigInt(micro))
     notify("ok", `Sent ${formatUsd(micro)} test USDG to your deposit address; watch it credit below.`)
   })
 
@@ -174,7 +174,7 @@ export const DepositPage = () => {
     if (wallet === null || addr === null) throw new Error("Connect a wallet first.")
     const micro = parseUsdToMicro(amount)
     if (micro === null) throw new Error("Enter an amount, e.g. 25 or 25.50.")
-    await wallet.transferToken(addr.token_address, addr.address, BigInt(micro))
+    await wallet.transferToken(addr.token_address as Address, addr.address as Address, BigInt(micro))
     notify("ok", "Transfer sent.")
   })
 

@@ -5,7 +5,7 @@
 // Money is micro-USDC, prices bps (0..10000) unless a field says 0..1, times unix
 // seconds unless named `ts`/`*_ms` (milliseconds).
 import { Schema } from "effect"
-import type { StrategySpec } from "../../lp/strategy-spec.ts"
+import type { StrategySpec } from "../lp/strategy-spec.ts"
 
 const Int = Schema.Int
 const Str = Schema.String
