@@ -100,12 +100,33 @@ const stripComments = (src: string): string => src.replace(/\/\*[\s\S]*?\*\//g, 
 /** A string literal that opens with a route's path: "/v1…" or "/metrics". */
 const ROUTE_LITERAL = /["'`]\/(?:v1(?:[/"'`?])|metrics["'`])/
 
-/** `file:line text` of each route literal in `files` (comments ignored). */
+/**
+ * The line with its prose strings emptied: a double-quoted string with a space in it is text (a doc
+ * line naming `/v1/ws` in a markdown code span, src/runtime/config.ts), never a path.
+ */
+const withoutProse = (line: string): string => {
+  // Walk the line's double-quoted strings in order (so a quote closing one never opens the next).
+  let out = ""
+  for (let k = 0; k < line.length; k++) {
+    if (line[k] !== '"') {
+      out += line[k]
+      continue
+    }
+    let end = k + 1
+    while (end < line.length && line[end] !== '"') end += line[end] === "\\" ? 2 : 1
+    const body = line.slice(k + 1, end)
+    out += /\s/.test(body) ? '""' : `"${body}"`
+    k = end
+  }
+  return out
+}
+
+/** `file:line text` of each route literal in `files` (comments and prose strings ignored). */
 export const routeLiterals = (files: ReadonlyArray<string>): string[] =>
   files.flatMap((f) =>
     stripComments(readFileSync(f, "utf8"))
       .split("\n")
-      .flatMap((line, i) => (ROUTE_LITERAL.test(line) ? [`${relative(root, f)}:${i + 1} ${line.trim()}`] : []))
+      .flatMap((line, i) => (ROUTE_LITERAL.test(withoutProse(line)) ? [`${relative(root, f)}:${i + 1} ${line.trim()}`] : []))
   )
 
 /**
