@@ -3,8 +3,10 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hang bounds, not speed targets: a CPU-bound test took up to 56 s of the old 60 s bound in a
+    // run at load 20 (issue 31, run 25), so a test fails only when it hangs, never when the machine is busy.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // Property suites are CPU-bound; two workers match the two cores CI has.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } }

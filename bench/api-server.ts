@@ -12,13 +12,10 @@ export const BENCH_ADMIN_TOKEN = "bench-admin-token"
 // Durable like the live service (journal: one O_DSYNC write per batch) unless BENCH_DURABLE=0.
 const dataDir = process.env.BENCH_DURABLE === "0" ? undefined : mkdtempSync(join(tmpdir(), "twinbook-api-bench-"))
 const service = await startService({
-  ...(dataDir === undefined ? {} : { dataDir }),
   host: "127.0.0.1",
   port: 0,
-  nowMs: () => Date.now(), // live-only: the bench measures wall-clock latency
   secret: new Uint8Array(32).fill(3),
   catalog: demoCatalog(),
-  verifier: Number(process.env.VERIFY_WORKERS ?? 1) > 0 ? workerVerifier(Number(process.env.VERIFY_WORKERS ?? 1)) : inlineVerifier(),
   config: {
     adminToken: BENCH_ADMIN_TOKEN,
     corsOrigins: new Set(),
@@ -28,6 +25,10 @@ const service = await startService({
     // The load comes from one address: 1,000 sockets of the fan-out bench would pass the per-address cap.
     limits: { wsConnectionsPerAddress: 100_000, registrationsPerMinute: 100_000 }
   }
+}, {
+  ...(dataDir === undefined ? {} : { dataDir }),
+  nowMs: () => Date.now(), // live-only: the bench measures wall-clock latency
+  verifier: Number(process.env.VERIFY_WORKERS ?? 1) > 0 ? workerVerifier(Number(process.env.VERIFY_WORKERS ?? 1)) : inlineVerifier()
 })
 // The per-wallet and per-IP limits would cap a load test from one address at 600/min.
 const limiter = service.ctx.limiter as unknown as { take: () => void }

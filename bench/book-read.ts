@@ -86,7 +86,6 @@ const startBookService = async (): Promise<Target & { readonly path: string }> =
   const service = await startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => Date.now(), // live-only: a live server for a wall-clock bench
     secret: new Uint8Array(32).fill(5),
     catalog: demoCatalog(),
     config: {
@@ -96,6 +95,8 @@ const startBookService = async (): Promise<Target & { readonly path: string }> =
       devCredit: true,
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     }
+  }, {
+    nowMs: () => Date.now() // live-only: a live server for a wall-clock bench
   })
   const port = service.http.port
   const call = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> => {

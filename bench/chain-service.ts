@@ -24,9 +24,7 @@ export const startChainService = (dataDir: string, chain: Chain, worker: ChainWo
   startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => Date.now(),
     secret: new Uint8Array(32).fill(5),
-    dataDir,
     historyFlushMs: 0,
     config: {
       adminToken: "bench",
@@ -36,7 +34,11 @@ export const startChainService = (dataDir: string, chain: Chain, worker: ChainWo
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     },
     onError: (err) => log(`service error: ${String(err)}`),
-    chain: { chain, host: "127.0.0.1", depositPort: 0, ...worker, minUsdgMicro: MIN_MICRO, maxPerTxMicro: MAX_MICRO, corsOrigins: new Set() }
+    chain: { host: "127.0.0.1", depositPort: 0, ...worker, minUsdgMicro: MIN_MICRO, maxPerTxMicro: MAX_MICRO, corsOrigins: new Set() }
+  }, {
+    nowMs: () => Date.now(),
+    dataDir,
+    chain
   })
 
 /**

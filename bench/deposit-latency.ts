@@ -25,7 +25,7 @@ import { usdgAbi } from "../src/chain/contracts.ts"
 import { deployContracts, depositChain } from "../src/chain/deploy.ts"
 import { liveChain } from "../src/chain/live.ts"
 import { type BenchService, linkUsers, MIN_MICRO, startChainService } from "./chain-service.ts"
-import { Rng } from "../sim/random.ts"
+import { Rng } from "../sim/world/random.ts"
 import { numberFlag, percentile, round, type Suite } from "./lib.ts"
 
 const TARGET_P99_MS = 250

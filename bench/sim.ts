@@ -8,10 +8,10 @@
 //
 // Flags: --requests=N (200000)  --orders=N (50000)  --clients=N (200)  --skip-day  --baseline[=REV]  --pairs=N (3)
 import { join } from "node:path"
-import { adminSetupCall } from "../sim/operator.ts"
-import { runScenario } from "../sim/run.ts"
-import { loadScenario } from "../sim/scenario.ts"
-import { API, World } from "../sim/world.ts"
+import { adminSetupCall } from "../sim/scenario/operator.ts"
+import { runScenario } from "../sim/scenario/run.ts"
+import { loadScenario } from "../sim/scenario/scenario.ts"
+import { API, World } from "../sim/world/world.ts"
 import { ApiClient } from "../src/client/api-client.ts"
 import { fastKeyFromSecret } from "../src/client/keys-node.ts"
 import { backToBack, median } from "./baseline.ts"

@@ -6,7 +6,7 @@
 // listing every difference. A refactor that claims "nothing observable changed" must pass --check.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { basename, join } from "node:path"
-import { parseSeeds, runSweep } from "../sim/sweep.ts"
+import { parseSeeds, runSweep } from "../sim/sweep/sweep.ts"
 
 export interface HashRow {
   readonly scenario: string

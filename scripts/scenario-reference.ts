@@ -1,10 +1,10 @@
 // `node --import tsx scripts/scenario-reference.ts [--write | --check]`: the scenario field
-// reference in docs/simulation.md, generated from the schema (sim/scenario-reference.ts). Prints
+// reference in docs/simulation.md, generated from the schema (sim/scenario/scenario-reference.ts). Prints
 // it; `--write` replaces the part of docs/simulation.md between the markers; `--check` exits 1
 // when that part differs (test/sim/scenario-reference.test.ts checks the same).
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { BEGIN, END, scenarioReference } from "../sim/scenario-reference.ts"
+import { BEGIN, END, scenarioReference } from "../sim/scenario/scenario-reference.ts"
 
 export const DOC = join(import.meta.dirname, "..", "docs", "simulation.md")
 

@@ -2,9 +2,9 @@
 // with it — carries it to every seed's job (local thread or work queue) and into each reproduce
 // command, or refuses it — so no flag can be silently dropped by a sweep (a sweep once ran
 // without --plant). test/sim/cli-flags.test.ts walks this table: a new flag is checked as well.
-import { parseSeeds } from "./sweep.ts"
-import { SIGNING_MODES, type SigningMode } from "./signatures.ts"
-import { DEFAULT_TAPE_INTERVAL_SEC } from "./tape.ts"
+import { parseSeeds } from "./sweep/sweep.ts"
+import { SIGNING_MODES, type SigningMode } from "./world/signatures.ts"
+import { DEFAULT_TAPE_INTERVAL_SEC } from "./scenario/tape.ts"
 import { PLANT_NAMES } from "./testing/plants.ts"
 import { isQueueUrl } from "./queue/protocol.ts"
 

@@ -2,18 +2,18 @@
 //   [--tape DIR [--tape-interval 1s|0|none] [--tape-format csv|parquet]] [--without AGENT]... [--signatures token|ed25519]`
 import { mkdirSync, writeFileSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
-import { runScenario, type Summary } from "./run.ts"
-import { loadScenario, ScenarioError } from "./scenario.ts"
-import { inSeedOrder, runSweep, seedLine, seedOk, type SweepResult, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep.ts"
+import { runScenario, type Summary } from "./scenario/run.ts"
+import { loadScenario, ScenarioError } from "./scenario/scenario.ts"
+import { inSeedOrder, runSweep, seedLine, seedOk, type SweepResult, type SweepSummary, sweepMarkdown, writeSummaryLog } from "./sweep/sweep.ts"
 import { progressBar } from "./progress.ts"
 import { type Args, parseArgs, reproduceCommand } from "./cli-args.ts"
-import { writeRunTape } from "./tape.ts"
+import { writeRunTape } from "./scenario/tape.ts"
 import { plantNeeds, plantOptions } from "./testing/plants.ts"
-import { type StorageRunStats, sumStorageStats } from "./storage-world.ts"
-import { type ClusterRunStats, sumClusterStats } from "./cluster-world.ts"
+import { type StorageRunStats, sumStorageStats } from "./world/storage-world.ts"
+import { type ClusterRunStats, sumClusterStats } from "./world/cluster-world.ts"
 import { QueueInterrupted, QueueRefused, QueueUnreachable } from "./queue/caller.ts"
 import { queueProgress } from "./queue/progress.ts"
-import { runSweepOnQueue } from "./queue/sim-sweep.ts"
+import { runSweepOnQueue } from "./sweep/queue-sweep.ts"
 
 const USAGE =
   "usage: npm run sim -- <scenario.json> [--seed N | --seeds A..B [--queue nats://host:4222[,…]]] [--duration 30m] [--json] [--log <path> | --no-log]\n" +

@@ -1,15 +1,15 @@
 // `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
-// How well a backtest predicts what the bot really did (sim/fidelity.ts, docs/backtesting.md "Fidelity").
+// How well a backtest predicts what the bot really did (sim/fidelity/fidelity.ts, docs/backtesting.md "Fidelity").
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
-import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS, QUEUE_MODELS, type Realised, replayDirOf, summarise, tapeDirOf } from "./fidelity.ts"
-import type { FidelityJob } from "./fidelity-worker.ts"
-import { loadScenario, ScenarioError } from "./scenario.ts"
-import { parseSeeds } from "./sweep.ts"
-import { type Calibration, calibrationDirOf, calibrationLines, fitCalibration, overlapError } from "./fidelity-calibrate.ts"
-import { coverageLines } from "./fidelity-coverage.ts"
+import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS, QUEUE_MODELS, type Realised, replayDirOf, summarise, tapeDirOf } from "./fidelity/fidelity.ts"
+import type { FidelityJob } from "./fidelity/worker.ts"
+import { loadScenario, ScenarioError } from "./scenario/scenario.ts"
+import { parseSeeds } from "./sweep/sweep.ts"
+import { type Calibration, calibrationDirOf, calibrationLines, fitCalibration, overlapError } from "./fidelity/calibrate.ts"
+import { coverageLines } from "./fidelity/coverage.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 
@@ -73,7 +73,7 @@ const pool = async (args: Args, jobs: FidelityJob[], onResult: (job: FidelityJob
   const failures: string[] = []
   const runWorker = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const w = new Worker(new URL("./fidelity-worker.mjs", import.meta.url), { workerData: { file: args.file, durationSec: args.durationSec, snapshotSec: args.snapshotSec } })
+      const w = new Worker(new URL("./fidelity/worker.mjs", import.meta.url), { workerData: { file: args.file, durationSec: args.durationSec, snapshotSec: args.snapshotSec } })
       const next = (): void => void w.postMessage(queue.shift() ?? null)
       w.on("message", (m: { job: FidelityJob; result?: unknown; error?: string }) => {
         if (m.error !== undefined) failures.push(`${m.job.kind} seed ${m.job.seed}: ${m.error}`)
@@ -95,7 +95,7 @@ const share = (x: { in_band: number; rated: number; excluded_zero_zero: number }
   `${x.in_band}/${x.rated}${x.excluded_zero_zero > 0 ? ` (${x.excluded_zero_zero} at 0/0 left out)` : ""}`
 const signed = (x: number | null): string => (x === null ? "-" : `${x > 0 ? "+" : ""}${x.toFixed(2)}`)
 
-/** The headline model's per-run figures (sim/fidelity-figures.ts), under the medians. */
+/** The headline model's per-run figures (sim/fidelity/figures.ts), under the medians. */
 const perRunLines = (s: FidelitySummary): string[] => {
   const b = s.per_run_in_band.counts
   const p = s.pooled_ratio

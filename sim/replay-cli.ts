@@ -1,6 +1,6 @@
 // `npm run replay -- <log>`: re-executes a simulation log and proves its hashes.
-import { readLog } from "./journal-log.ts"
-import { replayRecords } from "./replay.ts"
+import { readLog } from "./scenario/journal-log.ts"
+import { replayRecords } from "./scenario/replay.ts"
 
 const USAGE = "usage: npm run replay -- <log> [--json]"
 

@@ -8,12 +8,12 @@ import { walletLinkMessage, withdrawMessage } from "../../src/auth/messages.ts"
 import { ApiClient, type ApiResult, type OrderInput } from "../../src/client/api-client.ts"
 import type { UserKey } from "../../src/client/keys.ts"
 import { fastKeyFromSecret } from "../../src/client/keys-node.ts"
-import { SimTimeout } from "../network.ts"
-import type { Rng } from "../random.ts"
-import type { SimWs } from "../sockets.ts"
-import type { RunStats } from "../stats.ts"
-import type { Truth } from "../truth.ts"
-import { API, DEPOSIT, type World } from "../world.ts"
+import { SimTimeout } from "../world/network.ts"
+import type { Rng } from "../world/random.ts"
+import type { SimWs } from "../world/sockets.ts"
+import type { RunStats } from "../world/stats.ts"
+import type { Truth } from "../world/truth.ts"
+import { API, DEPOSIT, type World } from "../world/world.ts"
 
 export interface SimMarket {
   readonly index: number

@@ -2,7 +2,7 @@
 // mistake gets the right 4xx), and spammers that storm the rate limiter.
 import { signOrder } from "../../src/client/keys.ts"
 import { Agent, type AgentEnv, type AgentParams } from "./agent.ts"
-import type { Rng } from "../random.ts"
+import type { Rng } from "../world/random.ts"
 
 export type Mistake = "stale_timestamp" | "reused_nonce" | "malformed_body" | "wrong_signature" | "bad_price" | "unknown_market" | "overspend" | "no_session"
 

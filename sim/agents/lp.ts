@@ -7,7 +7,7 @@ import { makeStrategy, type Strategy, type StrategyState } from "../../src/lp/st
 import { paramsFromPreset, type PresetName } from "../../src/lp/presets.ts"
 import { quotesToOrders } from "../../src/lp/quotes.ts"
 import { Agent, type AgentEnv, type AgentParams, type SimMarket } from "./agent.ts"
-import type { Rng } from "../random.ts"
+import type { Rng } from "../world/random.ts"
 
 export interface LpParams {
   readonly preset: PresetName

@@ -1,6 +1,6 @@
 // Agents that trade: noise takers, informed traders and simple market makers.
 import { Agent, type AgentEnv, type AgentParams, type SimMarket } from "./agent.ts"
-import type { Rng } from "../random.ts"
+import type { Rng } from "../world/random.ts"
 
 const clampPrice = (p: number): number => Math.max(100, Math.min(9_900, Math.round(p / 10) * 10))
 

@@ -16,7 +16,7 @@ import { MAX_PRICE_BPS } from "../../src/engine/money.ts"
 import type { Order } from "../../src/engine/state.ts"
 import type { Dataset } from "./dataset.ts"
 import type { QueueModel } from "./queue.ts"
-import type { Rng } from "../random.ts"
+import type { Rng } from "../world/random.ts"
 import type { MarketState, Venue } from "./venue.ts"
 
 const isDust = (isBid: boolean, yesPriceBps: number, size: number): boolean =>

@@ -1,6 +1,6 @@
 // The backtest with its interval (docs/backtesting.md "Intervals and coverage"; the arithmetic
 // is interval.ts): the run itself, then, with a market-response model, its draws.
-import { Rng } from "../random.ts"
+import { Rng } from "../world/random.ts"
 import type { BacktestConfig } from "./config.ts"
 import type { Dataset } from "./dataset.ts"
 import { type IntervalSpec, intervalOf, pointOf } from "./interval.ts"

@@ -10,7 +10,7 @@
 // The interval is the level's central quantiles of the pooled totals (Hyndman–Fan type 7,
 // rounded outward to whole micro-USDC and whole fills). Every draw comes from the run's seed.
 // runWithInterval (interval-run.ts) makes the runs; this module is the arithmetic and the wording.
-import { Rng } from "../random.ts"
+import { Rng } from "../world/random.ts"
 import type { OutcomePath } from "./report.ts"
 
 export interface IntervalSpec {

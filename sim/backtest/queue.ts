@@ -9,7 +9,7 @@
 //     f(front) / (f(front) + f(back)), f(x) = x^n: certain when nobody is behind us, never
 //     when nobody is ahead, and weighted towards the longer side in between.
 import type { QueueModelName } from "./config.ts"
-import type { Rng } from "../random.ts"
+import type { Rng } from "../world/random.ts"
 
 export interface QueueModel {
   readonly name: QueueModelName

@@ -5,7 +5,7 @@
 // and trade lognormal sizes at the touch. Optional book snapshots every N seconds list
 // five levels a side. The shipped sample (fixtures/backtest/) is this generator's output.
 import { buildDataset, type Dataset, type LevelColumns, TAKER_BUY, TAKER_SELL, type TradeColumns } from "./dataset.ts"
-import { Rng } from "../random.ts"
+import { Rng } from "../world/random.ts"
 
 export interface SyntheticMarket {
   readonly id: string

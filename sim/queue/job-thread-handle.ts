@@ -1,4 +1,5 @@
-// The worker's handle on one job thread (job-thread.ts): starts it, runs one job at a time on it,
+// The worker's handle on one job thread (job-thread.ts, started on the entry module it is given:
+// sim/job-thread.mjs, which registers the job kinds): starts it, runs one job at a time on it,
 // and turns the thread dying mid-job (out of memory, a crash in native code) into ThreadDied, so
 // the worker hands that job back to the queue rather than reporting it as the job's result.
 import { Worker } from "node:worker_threads"
@@ -14,8 +15,8 @@ export class JobThread {
   private pending: { resolve: (r: ThreadReply) => void; reject: (e: Error) => void } | null = null
   private exited = false
 
-  constructor() {
-    this.worker = new Worker(new URL("./job-thread.mjs", import.meta.url))
+  constructor(entry: URL) {
+    this.worker = new Worker(entry)
     this.ready = new Promise((resolve, reject) => {
       this.worker.on("message", (m: ThreadReply | "ready") => {
         if (m === "ready") return resolve()

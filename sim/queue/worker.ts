@@ -18,6 +18,8 @@ export interface WorkerOptions {
   readonly concurrency: number
   /** One line per event (the CLI prints them on stdout). */
   readonly log: (line: string) => void
+  /** The module each job thread runs (sim/job-thread.mjs): it registers the job kinds, which the queue itself does not know. */
+  readonly threadEntry: URL
 }
 
 export interface RunningWorker {
@@ -44,6 +46,7 @@ interface Context {
   readonly ackWaitMs: number
   readonly log: (line: string) => void
   readonly stopping: () => boolean
+  readonly threadEntry: URL
 }
 
 /** What a job message says about itself (headers), before its body is opened. */
@@ -137,7 +140,7 @@ const handle = async (c: Context, slot: Slot, msg: JsMsg): Promise<void> => {
         // The run took its thread down: hand the job back (max_deliver bounds a job that does this everywhere).
         msg.nak()
         c.log(`job thread died on job ${what}: ${err.message}; handed back`)
-        slot.thread = new JobThread()
+        slot.thread = new JobThread(c.threadEntry)
         return slot.thread.ready
       }
       // It cannot run here (its body or its input does not decode): tell the caller, drop it.
@@ -170,7 +173,7 @@ export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
   try {
     ;({ ackWaitMs } = await ensureQueue(nc))
     consumer = await jetstream(nc).consumers.get(JOBS_STREAM, WORKERS_CONSUMER)
-    for (let i = 0; i < o.concurrency; i++) slots.push({ thread: new JobThread(), current: null, beat: null })
+    for (let i = 0; i < o.concurrency; i++) slots.push({ thread: new JobThread(o.threadEntry), current: null, beat: null })
     await Promise.all(slots.map((s) => s.thread.ready))
   } catch (err) {
     await Promise.all(slots.map((s) => s.thread.terminate()))
@@ -179,7 +182,7 @@ export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
   }
   const js = jetstream(nc)
   let stopping = false
-  const c: Context = { nc, js, name, mine: { code: codeVersion(), node: process.versions.node }, ackWaitMs, log: o.log, stopping: () => stopping }
+  const c: Context = { nc, js, name, mine: { code: codeVersion(), node: process.versions.node }, ackWaitMs, log: o.log, stopping: () => stopping, threadEntry: o.threadEntry }
 
   const loop = async (slot: Slot): Promise<void> => {
     while (!stopping) {

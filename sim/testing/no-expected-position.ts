@@ -5,7 +5,7 @@
 // leader's marker (a batch of an older term past the fence, two records under one sequence
 // number, a leader whose state is not the log's). The auditor must catch it and name the seed.
 import type { ReplicatedLog } from "../../src/cluster/ports.ts"
-import type { SimLogClient } from "../cluster-log.ts"
+import type { SimLogClient } from "../world/cluster-log.ts"
 
 export const noExpectedPosition = (log: SimLogClient): ReplicatedLog => ({
   ...log,

@@ -1,6 +1,6 @@
 // Every planted bug by name (`--plant`), as the run options that switch it on: one table for the
 // single run, the sweep's threads and the work queue's jobs, so a sweep plants what a run plants.
-import type { RunOptions } from "../run.ts"
+import type { RunOptions } from "../scenario/run.ts"
 import { STORAGE_PLANTS } from "./ignore-bytes-written.ts"
 import { LOG_PLANTS } from "./no-expected-position.ts"
 

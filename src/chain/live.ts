@@ -1,6 +1,6 @@
 // The live Chain: viem against an RPC endpoint (an embedded Anvil by default, or CHAIN_RPC_URL).
 // Every address it returns is lowercase, like `normalizeAddress`, so callers compare strings.
-import { Config, ConfigError, Data, Effect, Either, Layer, Option, Redacted, type Scope } from "effect"
+import { Data, Effect, Layer, type Scope } from "effect"
 import {
   BaseError,
   BlockNotFoundError,
@@ -23,7 +23,7 @@ import { existsSync } from "node:fs"
 import { gunzipSync } from "node:zlib"
 import { ANVIL_KEYS, type AnvilOptions, startAnvil } from "./anvil.ts"
 import { writeDurably } from "./guard.ts"
-import { type Address, type Chain, type ChainInfo, ChainService, DEPOSIT_CHAIN_ID, normalizeAddress, type TransferLog, type TxReceipt } from "./chain.ts"
+import { type Address, type Chain, type ChainInfo, ChainService, DEPOSIT_CHAIN_ID, type TransferLog, type TxReceipt } from "./chain.ts"
 import { ChainReverted, ChainUnavailable } from "./errors.ts"
 import { depositAddressOf, forwarderFactoryAbi, forwarderInitCodeHash, usdgAbi, vaultAbi } from "./contracts.ts"
 import { deployContracts, depositChain, verifyDeployment } from "./deploy.ts"
@@ -341,67 +341,3 @@ export const saveAnvilState = async (rpcUrl: string, path: string): Promise<bigi
 }
 
 export const liveChainLayer = (config: LiveChainConfig): Layer.Layer<ChainService, ChainStartError> => Layer.scoped(ChainService, makeLiveChain(config))
-
-const addressConfig = (name: string): Config.Config<Option.Option<Address>> =>
-  Config.option(
-    Config.string(name).pipe(
-      Config.mapOrFail((s) => {
-        const a = normalizeAddress(s.trim())
-        return a === null ? Either.left(ConfigError.InvalidData([name], "expected 0x + 40 hex characters")) : Either.right(a)
-      })
-    )
-  )
-
-const operatorKeyConfig: Config.Config<Option.Option<Hex>> = Config.option(
-  Config.redacted("CHAIN_OPERATOR_KEY").pipe(
-    Config.mapOrFail((r) => {
-      const key = Redacted.value(r).trim()
-      return /^0x[0-9a-fA-F]{64}$/.test(key) ? Either.right(key as Hex) : Either.left(ConfigError.InvalidData(["CHAIN_OPERATOR_KEY"], "expected 0x + 64 hex characters"))
-    })
-  )
-)
-
-/**
- * From the environment: CHAIN_RPC_URL (absent: embedded Anvil), CHAIN_OPERATOR_KEY (0x + 64 hex;
- * required with CHAIN_RPC_URL), CHAIN_TOKEN_ADDRESS / CHAIN_VAULT_ADDRESS / CHAIN_FACTORY_ADDRESS
- * (all or none; none: deploy at start-up), CHAIN_ANVIL_STATE (the embedded chain's state file),
- * CHAIN_PORT (the embedded chain's RPC port on 127.0.0.1; absent: any free port).
- */
-export const liveChainConfigFromEnv: Config.Config<LiveChainConfig> = Config.all({
-  rpcUrl: Config.option(Config.string("CHAIN_RPC_URL")),
-  operatorKey: operatorKeyConfig,
-  token: addressConfig("CHAIN_TOKEN_ADDRESS"),
-  vault: addressConfig("CHAIN_VAULT_ADDRESS"),
-  factory: addressConfig("CHAIN_FACTORY_ADDRESS"),
-  anvilStatePath: Config.option(Config.string("CHAIN_ANVIL_STATE")),
-  anvilPort: Config.option(Config.integer("CHAIN_PORT"))
-}).pipe(
-  Config.mapOrFail((c): Either.Either<LiveChainConfig, ConfigError.ConfigError> => {
-    if (Option.isSome(c.anvilPort) && (c.anvilPort.value < 1 || c.anvilPort.value > 65_535)) {
-      return Either.left(ConfigError.InvalidData(["CHAIN_PORT"], "expected a port number, 1 to 65535"))
-    }
-    if (Option.isSome(c.anvilPort) && Option.isSome(c.rpcUrl)) {
-      return Either.left(ConfigError.InvalidData(["CHAIN_PORT"], "CHAIN_PORT pins the embedded chain's port; unset it when CHAIN_RPC_URL names an external chain"))
-    }
-    const addresses = [c.token, c.vault, c.factory].filter(Option.isSome).length
-    if (addresses !== 0 && addresses !== 3) {
-      return Either.left(ConfigError.InvalidData(["CHAIN_TOKEN_ADDRESS"], "set CHAIN_TOKEN_ADDRESS, CHAIN_VAULT_ADDRESS and CHAIN_FACTORY_ADDRESS together, or none"))
-    }
-    const info: ChainInfo | undefined =
-      Option.isSome(c.token) && Option.isSome(c.vault) && Option.isSome(c.factory)
-        ? { chainId: DEPOSIT_CHAIN_ID, token: c.token.value, vault: c.vault.value, factory: c.factory.value }
-        : undefined
-    return Either.right({
-      ...(Option.isSome(c.rpcUrl) ? { rpcUrl: c.rpcUrl.value } : {}),
-      ...(Option.isSome(c.operatorKey) ? { operatorKey: c.operatorKey.value } : {}),
-      ...(info !== undefined ? { info } : {}),
-      ...(Option.isSome(c.anvilStatePath) ? { anvilStatePath: c.anvilStatePath.value } : {}),
-      ...(Option.isSome(c.anvilPort) ? { anvil: { port: c.anvilPort.value } } : {})
-    })
-  })
-)
-
-/** liveChainLayer configured from the environment (see liveChainConfigFromEnv). */
-export const liveChainLayerFromEnv: Layer.Layer<ChainService, ChainStartError | ConfigError.ConfigError> = Layer.unwrapEffect(
-  Effect.map(liveChainConfigFromEnv, liveChainLayer)
-)

@@ -46,7 +46,7 @@ export class PayoutWorker {
 
   constructor(private readonly o: PayoutOptions) {}
 
-  /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world.ts). */
+  /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world/world.ts). */
   async poll(): Promise<PayoutReport> {
     const report = { sent: 0, confirmed: 0, refunded: 0 }
     let failure: { error: unknown } | null = null

@@ -85,7 +85,7 @@ export class DepositWatcher {
     return !this.seeded || this.owed.size > 0
   }
 
-  /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world.ts). */
+  /** One pass. The caller runs one at a time (live: the chain worker's fiber, src/runtime/workers.ts; sim: sim/world/world.ts). */
   async poll(): Promise<PollReport> {
     try {
       const report = await this.pass()

@@ -10,7 +10,7 @@ import { abuseLimits, type AppConfig, type AppCtx } from "../api/context.ts"
 import { type CommandPort, localCommands } from "../usecase/commands.ts"
 import { RateLimiter } from "../usecase/rate-limit.ts"
 import type { FaucetAccess } from "../usecase/faucet.ts"
-import { inlineVerifier, type Verifier } from "../auth/verifier.ts"
+import type { Verifier } from "../auth/verifier.ts"
 import { type Chain, ChainService } from "../chain/chain.ts"
 import { SessionProofs } from "../auth/session-proofs.ts"
 import { FeedHub, type RenderedFrames } from "../feed/hub.ts"
@@ -19,7 +19,7 @@ import { type DurableExchange, snapshotDir } from "../store/durable.ts"
 import { historyPath } from "../store/history-rebuild.ts"
 import { LpBotRunner } from "../workers/lp-bot-runner.ts"
 import type { HistoryStore } from "../store/history-db.ts"
-import { STORAGE_FAILURE_EXIT, type Storage, storageFailureLine } from "../store/storage.ts"
+import type { Storage } from "../store/storage.ts"
 import { type Logger, silentLogger } from "../ops/log.ts"
 import { attachOps, type OpsOptions, type PreparedOps, prepareOps } from "../ops/service-ops.ts"
 import type { StorageHealth, StorageTask, TaskFailure } from "../ops/storage-health.ts"
@@ -44,7 +44,7 @@ import {
 import { durableStoreLayer, type HistoryStartup, memoryStoreLayer, type OpenedStore, StoreService } from "./store.ts"
 import { forkWorker, stepWorker, type Worker } from "./workers.ts"
 import type { Exchange } from "../service/exchange.ts"
-import { ClockWatch, liveMonoClock } from "../time/clock.ts"
+import { ClockWatch } from "../time/clock.ts"
 
 /** What the service is told, beside the services it takes from its context (./services.ts, ./store.ts). */
 export interface ServiceConfig {
@@ -56,7 +56,12 @@ export interface ServiceConfig {
   readonly config: AppConfig
   /** Seconds between periodic snapshots (durable mode); 0 disables them. */
   readonly snapshotIntervalSec?: number
-  /** Called when the journal cannot write: memory is ahead of disk, so the process must stop. */
+  /**
+   * Called when the journal cannot write: memory is ahead of disk and the journal refuses every
+   * later write (fail-stop, docs/durability.md). Whoever owns the process decides what follows
+   * (src/main.ts prints the storage failure line and exits 70); the runtime never exits. Default:
+   * reported like any other error (`onError`, else the logger's error line, else stderr).
+   */
   readonly onFatal?: (err: unknown) => void
   /** Loaded when the exchange starts with no events (first start). */
   readonly catalog?: ReadonlyArray<NewEvent>
@@ -71,16 +76,16 @@ export interface ServiceConfig {
   readonly ops?: OpsOptions
   /** Told as each step of a stop begins, with what it waits for (src/main.ts names it when a drain times out). */
   readonly onStopStep?: (waitingFor: () => string) => void
-  /** The development faucet or why there is none (see CoreOptions). */
+  /** `POST /v1/dev/faucet`: a faucet on the embedded chain with DEV_CREDIT on, else the refusal (src/usecase/faucet.ts). */
   readonly faucet?: FaucetAccess
   /**
    * Metrics, request lines, readiness and the metered journal disk (src/ops/). Default true; the
    * simulator turns them off: millions of requests a simulated day, and nobody scrapes a world.
    */
   readonly metrics?: boolean
-  /** See CoreOptions.gate. */
+  /** Refuses routes before their handlers (cluster mode: once leadership is lost; src/runtime/cluster.ts). */
   readonly gate?: (route: string) => ApiError | null
-  /** See CoreOptions.commands. */
+  /** Where commands go: the exchange's own journal by default, the cluster's leader on a gateway. */
   readonly commands?: CommandPort
   /** Wraps the app before it is served (a cluster gateway's read-your-writes: src/runtime/gateway.ts). */
   readonly wrapApp?: (app: App) => App
@@ -91,8 +96,12 @@ export type ChainSideConfig = Omit<ChainServicesOptions, "chain">
 /** Everything `makeService` takes from its context. */
 export type ServiceContext = WallClock | MonoClockService | VerifierService | StoreService | TransportService | LoggerService
 
-/** `startService`'s plain form: the config, and each service as a value (the layers are built from them). */
-export interface ServiceOptions extends Omit<ServiceConfig, "chain"> {
+/**
+ * The services `makeService` takes from its context, as plain values: `startService` builds the
+ * layers from them (tests and benches; src/main.ts builds the live layers itself). Not settings:
+ * those are all in `ServiceConfig`.
+ */
+export interface ServiceParts {
   /** The wall clock (WallClock). */
   readonly nowMs: () => number
   /** The monotonic clock (MonoClockService); the live one when absent. */
@@ -103,8 +112,8 @@ export interface ServiceOptions extends Omit<ServiceConfig, "chain"> {
   readonly disk?: Storage
   /** Inline (synchronous, deterministic) unless the caller brings a worker pool. */
   readonly verifier?: Verifier
-  /** The deposit chain (ChainService) and the chain side's settings. */
-  readonly chain?: ChainServicesOptions
+  /** The deposit chain (ChainService): with `ServiceConfig.chain`, the chain side starts. */
+  readonly chain?: Chain
   /** Request and event lines (LoggerService); also takes `log` and `onError` when those are absent. Silent when absent. */
   readonly logger?: Logger
 }
@@ -148,29 +157,22 @@ export const loadCatalog = async (exchange: Exchange, events: ReadonlyArray<NewE
   await Promise.all(pending)
 }
 
-export interface CoreOptions {
+/** What `makeService` adds to the config when it wires the core: the clocks and hooks from its context. */
+interface CoreWiring {
   /** The wall clock: it stamps commands (Exchange.journalMs) and checks signed timestamps, nothing else (docs/time.md). */
   readonly nowMs: () => number
-  /** The monotonic clock for durations (limits, TTLs, schedules); the live one when absent. */
-  readonly monoMs?: () => number
-  /** Security events (src/api/context.ts AppCtx.log). */
+  /** The monotonic clock for durations (limits, TTLs, schedules). */
+  readonly monoMs: () => number
+  readonly verifier: Verifier
+  /** Security events (src/api/context.ts AppCtx.log): the config's, else the ops logger's. */
   readonly log?: (event: Readonly<Record<string, unknown>>) => void
-  readonly secret: Uint8Array
-  readonly config: AppConfig
-  readonly verifier?: Verifier
   readonly onError?: OnError
-  /** `POST /v1/dev/faucet`: a faucet on the embedded chain with DEV_CREDIT on, else the refusal (src/usecase/faucet.ts). */
-  readonly faucet?: FaucetAccess
   /** The request hook (metrics and request lines); none in the simulator. */
   readonly observe?: RequestObserver
-  /** Refuses routes before their handlers (cluster mode: once leadership is lost; src/runtime/cluster.ts). */
-  readonly gate?: (route: string) => ApiError | null
-  /** Where commands go: the exchange's own journal by default, the cluster's leader on a gateway. */
-  readonly commands?: CommandPort
 }
 
 /** The service without a transport: one exchange, its feed hub and the HTTP app. */
-export interface Core {
+interface Core {
   readonly hub: FeedHub
   readonly ctx: AppCtx
   readonly app: App
@@ -179,18 +181,17 @@ export interface Core {
 }
 
 /**
- * Wires the feed hub and the HTTP app around an exchange. Live, `startService` puts it
- * behind node:http; the simulator calls the app and the hub directly. The caller sets the
- * hub's flush scheduler (after journal sync live, a scheduler event in simulation).
+ * Wires the feed hub and the HTTP app around an exchange (a step of `makeService`, which then
+ * serves them on its transport and sets the hub's flush scheduler).
  */
-export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
-  const limits = abuseLimits(opts.config)
-  const monoMs = opts.monoMs ?? liveMonoClock.monoMs
+const assembleCore = (exchange: Exchange, config: ServiceConfig, w: CoreWiring): Core => {
+  const limits = abuseLimits(config.config)
+  const { nowMs, monoMs } = w
   // One set for both routes that take SPEC §5.1's proof: a proof accepted by either is refused by both.
-  const sessionProofs = new SessionProofs(() => Math.floor(opts.nowMs() / 1000)) // live-only: proofs' signed timestamps expire on the wall clock
+  const sessionProofs = new SessionProofs(() => Math.floor(nowMs() / 1000)) // live-only: proofs' signed timestamps expire on the wall clock
   const hub = new FeedHub(
     exchange,
-    opts.nowMs,
+    nowMs,
     {
       connectionsPerAddress: limits.wsConnectionsPerAddress,
       subscriptionsPerConnection: limits.wsSubscriptionsPerConnection,
@@ -202,24 +203,24 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
   )
   const ctx: AppCtx = {
     exchange,
-    commands: opts.commands ?? localCommands(exchange),
-    nowMs: opts.nowMs,
+    commands: config.commands ?? localCommands(exchange),
+    nowMs,
     monoMs,
-    clockWatch: new ClockWatch(opts.nowMs, monoMs, opts.log),
-    secret: opts.secret,
-    config: opts.config,
+    clockWatch: new ClockWatch(nowMs, monoMs, w.log),
+    secret: config.secret,
+    config: config.config,
     limiter: new RateLimiter(monoMs, { maxBuckets: limits.rateLimitBuckets }),
     cache: new EdgeCache(monoMs),
-    verifier: opts.verifier ?? inlineVerifier(),
+    verifier: w.verifier,
     binding: { withdraw: "up" },
     sessionProofs,
-    ...(opts.log === undefined ? {} : { log: opts.log }),
-    ...(opts.faucet === undefined ? {} : { faucet: opts.faucet }),
-    ...(opts.gate === undefined ? {} : { gate: opts.gate })
+    ...(w.log === undefined ? {} : { log: w.log }),
+    ...(config.faucet === undefined ? {} : { faucet: config.faucet }),
+    ...(config.gate === undefined ? {} : { gate: config.gate })
   }
   // Before the hub's frames go out: a client told of a book change never reads the book from before it.
   invalidateBooksOnChange(exchange, ctx.cache)
-  return { hub, ctx, app: makeApp(ctx, opts.onError, opts.observe), lpBots: new LpBotRunner(ctx, opts.onError) }
+  return { hub, ctx, app: makeApp(ctx, w.onError, w.observe), lpBots: new LpBotRunner(ctx, w.onError) }
 }
 
 // One piece: the service's acquisition sequence in order, each step one yield with its release (docs/runtime.md lists the graph).
@@ -231,7 +232,7 @@ export const assembleCore = (exchange: Exchange, opts: CoreOptions): Core => {
  * last comes the drain, so closing first stops accepting and answers what is in flight, then stops
  * the workers (each finishing its pass in flight), the chain, the server and last the journal.
  * The same function runs live (src/main.ts), in tests (`startService`) and in every simulated
- * process (sim/world.ts); only the layers differ.
+ * process (sim/world/world.ts); only the layers differ.
  */
 export const makeService = (config: ServiceConfig): Effect.Effect<RunningService, never, Scope.Scope | ServiceContext> =>
   Effect.gen(function* () {
@@ -243,13 +244,6 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
     const logger = yield* LoggerService
     const chain = Option.getOrNull(yield* Effect.serviceOption(ChainService))
     const logging = logger !== silentLogger
-    const onFatal =
-      config.onFatal ??
-      ((err: unknown) => {
-        // Fail-stop (docs/durability.md): nothing unwritten was acknowledged; a restart recovers what was.
-        console.error(storageFailureLine(store.dataDir ?? "(none)", err))
-        process.exit(STORAGE_FAILURE_EXIT)
-      })
     // Metrics and the logger first: the journal's disk is measured from its first write (src/ops/service-ops.ts).
     const ops =
       config.metrics === false
@@ -257,6 +251,8 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
         : prepareOps({ logger, nowMs, monoMs, secret: config.secret, ...(config.ops?.slowWriteMs === undefined ? {} : { slowWriteMs: config.ops.slowWriteMs }) })
     const reportError = config.onError ?? (logging ? ops?.onError : undefined)
     const onError = (err: unknown): void => reportError?.(err)
+    // The journal has already refused the write and every later one; the process is the caller's.
+    const onFatal = config.onFatal ?? reportError ?? ((err: unknown) => console.error(`twinbook: the journal under ${store.dataDir ?? "(none)"} cannot write and refuses every later write:`, err))
     const stopStep = stopStepOf(config)
     const opened = yield* store.open({ nowMs, monoMs, onFatal, ...(ops === null ? {} : { meter: ops.meter }), logger })
     if (opened.durable !== null) yield* stopStep(() => "the last snapshot, the journal's close and the history store's flush")
@@ -265,13 +261,13 @@ export const makeService = (config: ServiceConfig): Effect.Effect<RunningService
       const catalog = config.catalog
       yield* Effect.promise(() => loadCatalog(exchange, catalog))
     }
-    const { hub, ctx, app, lpBots } = assembleCore(exchange, {
-      ...config,
+    const log = config.log ?? (logging && ops !== null ? ops.log : undefined)
+    const { hub, ctx, app, lpBots } = assembleCore(exchange, config, {
       nowMs,
       monoMs,
       verifier,
       ...(ops === null ? {} : { observe: ops.observe }),
-      ...(config.log === undefined && logging && ops !== null ? { log: ops.log } : {}),
+      ...(log === undefined ? {} : { log }),
       ...(reportError === undefined ? {} : { onError: reportError })
     })
     flushAfterJournal(hub, durable, transport)
@@ -462,33 +458,28 @@ const watched =
     health.succeeded(task, failure.file)
   }
 
-/** The layers `startService` builds from plain options: the live transport, the rest as given. */
-export const layersOf = (opts: ServiceOptions): Layer.Layer<ServiceContext | ChainService> =>
+/** The context `startService` builds from plain values: the node transport, the rest as given. */
+export const serviceLayer = (parts: ServiceParts): Layer.Layer<ServiceContext | ChainService> =>
   Layer.mergeAll(
-    wallClockLayer(opts.nowMs),
-    opts.monoMs === undefined ? liveMonoClockLayer : monoClockLayer(opts.monoMs),
-    opts.verifier === undefined ? inlineVerifierLayer : verifierLayer(opts.verifier),
-    opts.dataDir === undefined ? memoryStoreLayer : durableStoreLayer(opts.dataDir, opts.disk),
+    wallClockLayer(parts.nowMs),
+    parts.monoMs === undefined ? liveMonoClockLayer : monoClockLayer(parts.monoMs),
+    parts.verifier === undefined ? inlineVerifierLayer : verifierLayer(parts.verifier),
+    parts.dataDir === undefined ? memoryStoreLayer : durableStoreLayer(parts.dataDir, parts.disk),
     nodeTransportLayer,
-    opts.logger === undefined ? silentLoggerLayer : loggerLayer(opts.logger),
-    opts.chain === undefined ? Layer.empty as Layer.Layer<ChainService> : Layer.succeed(ChainService, opts.chain.chain)
+    parts.logger === undefined ? silentLoggerLayer : loggerLayer(parts.logger),
+    parts.chain === undefined ? (Layer.empty as Layer.Layer<ChainService>) : Layer.succeed(ChainService, parts.chain)
   )
 
-/** The config part of plain options. */
-const configOf = (opts: ServiceOptions): ServiceConfig => {
-  const { nowMs: _n, monoMs: _m, dataDir: _d, disk: _k, verifier: _v, logger: _l, chain, ...config } = opts
-  if (chain === undefined) return config
-  const { chain: _c, ...side } = chain
-  return { ...config, chain: side }
-}
-
-/** `makeService` in a Scope of its own, for callers outside Effect (tests, benches): `close()` closes the Scope. */
-export const startService = async (opts: ServiceOptions): Promise<Service> => {
+/**
+ * `makeService` in a Scope of its own, for callers outside Effect (tests, benches): the same
+ * `ServiceConfig`, its context built from `parts`; `close()` closes the Scope.
+ */
+export const startService = async (config: ServiceConfig, parts: ServiceParts): Promise<Service> => {
   const scope = Effect.runSync(Scope.make())
   const started = Effect.gen(function* () {
     // Built in the service's Scope: the verifier closes with the service, after everything makeService acquired.
-    const context = yield* Layer.build(layersOf(opts))
-    return yield* makeService(configOf(opts)).pipe(Effect.provide(context))
+    const context = yield* Layer.build(serviceLayer(parts))
+    return yield* makeService(config).pipe(Effect.provide(context))
   })
   const exit = await Effect.runPromiseExit(Scope.extend(started, scope))
   if (Exit.isFailure(exit)) {

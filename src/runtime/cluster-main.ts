@@ -3,11 +3,10 @@
 // lease in a KV bucket, commands on a request/reply subject — and the role itself. A sequencer
 // whose leadership ends goes back to being a standby in the same process: its exchange may hold
 // commands the log does not, so it is dropped and a fresh one follows the log from the start.
-import { hostname } from "node:os"
-import { Config, Console, Data, Deferred, Effect, Layer, Option, Redacted } from "effect"
+import { Console, Data, Deferred, Effect, Layer, Option } from "effect"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { ChainService } from "../chain/chain.ts"
-import { liveChainConfigFromEnv, makeLiveChain } from "../chain/live.ts"
+import { type LiveChainConfig, makeLiveChain } from "../chain/live.ts"
 import { NatsCommandBus } from "../cluster/command-bus.ts"
 import { type ChainCheckpoints, openJetStreamCheckpoints } from "../cluster/jetstream-checkpoint.ts"
 import { openJetStreamLease } from "../cluster/jetstream-lease.ts"
@@ -21,7 +20,8 @@ import { sequencerRole } from "./cluster.ts"
 import { gatewayRole } from "./gateway.ts"
 import { inlineVerifierLayer, liveMonoClockLayer, loggerLayer, nodeTransportLayer, wallClockLayer, workerVerifierLayer } from "./services.ts"
 import { liveMonoClock } from "../time/clock.ts"
-import { armStopDeadline, chainMode, chainSideSettings, commonSettings, stderrLogger } from "./settings.ts"
+import type { ChainSettings, Configuration } from "./config.ts"
+import { armStopDeadline, stderrLogger } from "./settings.ts"
 
 /**
  * How often a standby asks for the lease: a KV create, cheap for NATS; asked often, the standby
@@ -34,27 +34,7 @@ export type ClusterRole = "sequencer" | "gateway"
 /** The subject the leader serves commands on (src/cluster/command-bus.ts). */
 export const COMMAND_SUBJECT = "twinbook.commands"
 
-const clusterSettings = Effect.gen(function* () {
-  return {
-    natsUrl: yield* Config.string("NATS_URL"),
-    // live-only: a default name that tells processes apart in logs and on the lease
-    nodeName: yield* Config.string("NODE_NAME").pipe(Config.withDefault(`${hostname()}:${process.pid}`)),
-    replicas: yield* Config.integer("NATS_REPLICAS").pipe(Config.withDefault(3)),
-    leaseTtlMs: yield* Config.integer("LEASE_TTL_MS").pipe(Config.withDefault(3_000)),
-    // Shared by every process: an operator token and a session cookie good on one are good on all.
-    adminToken: Redacted.value(yield* Config.redacted("ADMIN_TOKEN")),
-    sessionSecret: Redacted.value(
-      yield* Config.redacted("SESSION_SECRET").pipe(
-        Config.validate({
-          message: "SESSION_SECRET must be at least 32 bytes in hex (64 hex digits), the same on every process of the cluster",
-          validation: (r) => /^(?:[0-9a-f]{2}){32,}$/i.test(Redacted.value(r))
-        })
-      )
-    ),
-    verifyWorkers: yield* Config.integer("VERIFY_WORKERS").pipe(Config.withDefault(1)),
-    commandTimeoutMs: yield* Config.integer("COMMAND_TIMEOUT_MS").pipe(Config.withDefault(5_000))
-  }
-})
+export type ClusterConfiguration = Extract<Configuration, { role: ClusterRole }>
 
 /** A cluster role refused at start, with the one line that says why (src/main.ts prints it). */
 export class ClusterStartRefused extends Data.TaggedError("ClusterStartRefused")<{ readonly message: string }> {}
@@ -64,23 +44,22 @@ export class ClusterStartRefused extends Data.TaggedError("ClusterStartRefused")
  * Anvil would be each sequencer's own chain, and contracts deployed at start-up each sequencer's
  * own contracts: both refused. None unless CHAIN_RPC_URL is set (or with CHAIN=off).
  */
-export const clusterChainConfig = Effect.gen(function* () {
-  const mode = yield* Config.option(chainMode)
-  const chain = yield* liveChainConfigFromEnv
-  if (Option.getOrNull(mode) === "off") return null
-  if (chain.rpcUrl === undefined) {
-    if (Option.isNone(mode)) return null
-    return yield* new ClusterStartRefused({
+export const clusterChainConfig = (settings: ChainSettings): Effect.Effect<LiveChainConfig | null, ClusterStartRefused> => {
+  const { mode, live } = settings
+  if (Option.getOrNull(mode) === "off") return Effect.succeed(null)
+  if (live.rpcUrl === undefined) {
+    if (Option.isNone(mode)) return Effect.succeed(null)
+    return new ClusterStartRefused({
       message: "CHAIN=embedded cannot run in a cluster role: each sequencer would start its own chain. Set CHAIN_RPC_URL (with CHAIN_OPERATOR_KEY and the contract addresses) to one external chain, or CHAIN=off"
     })
   }
-  if (chain.info === undefined) {
-    return yield* new ClusterStartRefused({
+  if (live.info === undefined) {
+    return new ClusterStartRefused({
       message: "CHAIN_RPC_URL in a cluster role needs CHAIN_TOKEN_ADDRESS, CHAIN_VAULT_ADDRESS and CHAIN_FACTORY_ADDRESS: every sequencer must use the same deployed contracts (none are deployed at start-up)"
     })
   }
-  return chain
-})
+  return Effect.succeed(live)
+}
 
 /** A sequencer for ever: standby, leader, and back to standby (fresh) whenever a leadership ends. */
 const sequencerLoop = (
@@ -115,12 +94,12 @@ const sequencerLoop = (
     )
   )
 
-export const clusterProgram = (role: ClusterRole) =>
+/** A cluster role, configured (src/runtime/config.ts): runs until its Scope closes. */
+export const clusterProgram = (configuration: ClusterConfiguration) =>
   Effect.gen(function* () {
-    const settings = yield* commonSettings
-    const c = yield* clusterSettings
+    const { role, common: settings, cluster: c } = configuration
     // Checked before anything starts: a refused chain is one line and an exit.
-    const chainConfig = yield* clusterChainConfig
+    const chainConfig = yield* clusterChainConfig(configuration.chain)
     let stopStep: () => string = () => `the ${role} to stop`
     armStopDeadline(settings.drainTimeoutSec, () => stopStep())
     const clock = yield* Effect.clock
@@ -139,7 +118,7 @@ export const clusterProgram = (role: ClusterRole) =>
       Layer.mergeAll(
         wallClockLayer(() => clock.unsafeCurrentTimeMillis()), // live-only: the wall clock enters here (docs/time.md)
         liveMonoClockLayer,
-        c.verifyWorkers > 0 ? workerVerifierLayer(c.verifyWorkers) : inlineVerifierLayer,
+        settings.verifyWorkers > 0 ? workerVerifierLayer(settings.verifyWorkers) : inlineVerifierLayer,
         nodeTransportLayer,
         loggerLayer(logger)
       )
@@ -167,7 +146,7 @@ export const clusterProgram = (role: ClusterRole) =>
     // against the configured contracts; the workers and the deposit port start when this process leads.
     const chain = yield* makeLiveChain(chainConfig)
     const checkpoints = yield* Effect.promise(() => openJetStreamCheckpoints(nc, { replicas: c.replicas }))
-    const chainSide = yield* chainSideSettings(settings.host, settings.app.corsOrigins)
+    const chainSide = configuration.chain.side
     yield* Console.log(`deposit chain      ${chain.rpcUrl} (chain ${chain.info.chainId}; USDG ${chain.info.token}; vault ${chain.info.vault}; runs on the leader)`)
     return yield* sequencerLoop(log, lease, bus, c.nodeName, { ...config, chain: chainSide }, logger, checkpoints).pipe(
       Effect.provide(live),

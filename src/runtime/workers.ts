@@ -4,7 +4,7 @@
 // construction, and closing the Scope interrupts the fiber, which waits for the pass in
 // flight (a pass is uninterruptible) — so the finalizers after it (the journal's close) never race a
 // pass. The same fibers run in a simulated world, on its scheduler's Clock and Effect Scheduler
-// (sim/world.ts), so no real timer fires there (docs/runtime.md).
+// (sim/world/world.ts), so no real timer fires there (docs/runtime.md).
 import { Duration, Effect, type Scope } from "effect"
 
 export interface Worker {

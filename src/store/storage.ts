@@ -1,6 +1,6 @@
 // The storage port under the journal and the snapshots: the few file operations
 // they need, so the same write/batch/ack and recovery code runs on node:fs (live)
-// or on the simulator's disk (sim/storage-disk.ts), which injects short writes,
+// or on the simulator's disk (sim/world/storage-disk.ts), which injects short writes,
 // ENOSPC, EIO on sync, torn tails at a crash and flipped bytes.
 import {
   constants as fsConstants,

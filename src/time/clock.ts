@@ -5,7 +5,7 @@
 //    journal's time (Exchange.journalMs): the wall clock, slewed across its steps on this
 //    monotonic clock (./business-clock.ts), where the wall clock enters, once.
 // `MonoClock` is a plain interface today, like the `nowMs` callback, so issue #12 can lift
-// it into an Effect tag: `liveMonoClock` is its live layer, sim/clock.ts its simulated one.
+// it into an Effect tag: `liveMonoClock` is its live layer, sim/world/clock.ts its simulated one.
 
 /** Milliseconds on a clock that only ever moves forward at the rate of real (or virtual) time; its origin means nothing. */
 export interface MonoClock {

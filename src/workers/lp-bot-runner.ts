@@ -79,7 +79,7 @@ export class LpBotRunner {
 
   /**
    * One pass at monotonic time `monoMs`. The caller runs one at a time: live, the LP worker's fiber
-   * (src/runtime/workers.ts; closing its Scope waits for the pass in flight); in simulation, sim/world.ts.
+   * (src/runtime/workers.ts; closing its Scope waits for the pass in flight); in simulation, sim/world/world.ts.
    */
   async tick(monoMs: number): Promise<TickReport> {
     const x = this.ctx.exchange

@@ -137,7 +137,7 @@ describe("backtest CLI", () => {
     expect(second.summary).toEqual(first.summary)
     expect(second.markets).toEqual(first.markets)
     expect(second.rewardDays).toEqual(first.rewardDays)
-  }, 120_000)
+  }, 300_000)
 
   it("exits 2 with one line naming the problem on bad input", async () => {
     const r = await cli(["--data", "fixtures/backtest/none.csv"])

@@ -50,5 +50,5 @@ describe("backtest CLI interval", () => {
       expect(r.status, args.join(" ")).toBe(2)
       expect(r.stderr).toBe(`${message}\n`)
     }
-  }, 120_000)
+  }, 300_000)
 })

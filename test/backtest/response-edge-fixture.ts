@@ -4,7 +4,7 @@
 // the mid H_TRUE seconds later (buyers: mid later − ask; sellers: bid − mid later), and trade at
 // the touch without moving it. Nothing else in the tape knows the rate.
 import type { LevelRow, TradeRow } from "../../sim/backtest/dataset.ts"
-import { Rng } from "../../sim/random.ts"
+import { Rng } from "../../sim/world/random.ts"
 
 export const H_TRUE_SEC = 15
 export const EDGE_T0_MS = 1_767_225_600_000

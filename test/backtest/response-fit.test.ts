@@ -115,5 +115,5 @@ describe("npm run backtest -- fit-response", () => {
       expect(r.stderr.trimEnd().split("\n"), args.join(" ")).toHaveLength(1)
       expect(r.stderr).toMatch(message)
     }
-  }, 240_000)
+  }, 600_000)
 })

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { LevelRow, TradeRow } from "../../sim/backtest/dataset.ts"
-import { Rng } from "../../sim/random.ts"
+import { Rng } from "../../sim/world/random.ts"
 
 export interface Truth {
   readonly aPerSec: number

@@ -69,11 +69,7 @@ const start = (chain: Chain): Promise<Service> =>
   startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => clock.ms,
-    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
-    monoMs: () => clock.ms,
     secret: new Uint8Array(32).fill(9),
-    dataDir,
     historyFlushMs: 0,
     config: {
       adminToken: "e2e-admin-token",
@@ -84,7 +80,13 @@ const start = (chain: Chain): Promise<Service> =>
     },
     onError: (err) => void errors.push(err),
     onFatal: (err) => void errors.push(err),
-    chain: { chain, host: "127.0.0.1", depositPort: 0, confirmations: CONFIRMATIONS, pollMs: 0, minUsdgMicro: MIN_MICRO, maxPerTxMicro: MAX_MICRO, corsOrigins: new Set() }
+    chain: { host: "127.0.0.1", depositPort: 0, confirmations: CONFIRMATIONS, pollMs: 0, minUsdgMicro: MIN_MICRO, maxPerTxMicro: MAX_MICRO, corsOrigins: new Set() }
+  }, {
+    nowMs: () => clock.ms,
+    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
+    monoMs: () => clock.ms,
+    dataDir,
+    chain
   })
 
 beforeAll(async () => {

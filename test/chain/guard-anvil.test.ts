@@ -33,17 +33,12 @@ const start = (chain: Chain): Promise<Service> =>
   startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => clock.ms,
-    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
-    monoMs: () => clock.ms,
     secret: new Uint8Array(32).fill(5),
-    dataDir,
     historyFlushMs: 0,
     config: { adminToken: ADMIN, corsOrigins: new Set(), secureCookies: false, devCredit: false, rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 } },
     onError: (err) => void errors.push(err),
     onFatal: (err) => void errors.push(err),
     chain: {
-      chain,
       host: "127.0.0.1",
       depositPort: 0,
       confirmations: 2,
@@ -53,6 +48,12 @@ const start = (chain: Chain): Promise<Service> =>
       corsOrigins: new Set(),
       log: (line) => void guardLines.push(line)
     }
+  }, {
+    nowMs: () => clock.ms,
+    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
+    monoMs: () => clock.ms,
+    dataDir,
+    chain
   })
 
 beforeAll(async () => {

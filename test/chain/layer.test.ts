@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { ANVIL_KEYS, type Anvil, processAlive, startAnvil } from "../../src/chain/anvil.ts"
 import { type Chain, ChainService, DEPOSIT_CHAIN_ID } from "../../src/chain/chain.ts"
 import { deployContracts } from "../../src/chain/deploy.ts"
-import { type LiveChain, type LiveChainConfig, liveChainConfigFromEnv, liveChainLayer } from "../../src/chain/live.ts"
+import { type LiveChain, type LiveChainConfig, liveChainLayer } from "../../src/chain/live.ts"
+import { liveChainConfigFromEnv } from "../../src/runtime/config.ts"
 import { anvilProcessesOn } from "../support/anvil-chain.ts"
 
 const ports: number[] = []

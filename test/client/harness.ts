@@ -39,9 +39,6 @@ export const startClientHarness = async (opts: { startMs?: number; corsOrigins?:
   const service = await startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => clock.ms,
-    // Limits and edge caches run on the same test clock: advancing it is waiting.
-    monoMs: () => clock.ms,
     secret: new Uint8Array(32).fill(5),
     catalog: demoCatalog(),
     lpTickMs: 0,
@@ -53,7 +50,12 @@ export const startClientHarness = async (opts: { startMs?: number; corsOrigins?:
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     },
     onError: (err) => console.error(err),
-    chain: { chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins }
+    chain: { host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins }
+  }, {
+    nowMs: () => clock.ms,
+    // Limits and edge caches run on the same test clock: advancing it is waiting.
+    monoMs: () => clock.ms,
+    chain
   })
   const url = service.http.url
   const depositUrl = service.chainServices!.deposit.url

@@ -58,7 +58,12 @@ const until = async <A>(what: string, probe: () => A | null | Promise<A | null>)
 describe("gateways on the in-memory ports", () => {
   it("orders through either gateway, read-your-writes through the other, feed frames across gateways, 503 then carry on across a failover", async () => {
     const log = new MemoryLog()
-    const lease = new MemoryLease(liveMonoClock.monoMs, 1_500)
+    // A lease of 6 s renewed every 2 s: a leader loses it to an event loop stalled for seconds on a loaded
+    // machine, not to one slow tick. The standby is held back from the start, so it can take over only
+    // when the test lets it, never in a stall before the partition (a run beside heavy load once saw
+    // b lead early and the "meanwhile" order accepted with 200).
+    const lease = new MemoryLease(liveMonoClock.monoMs, 6_000)
+    lease.heldBack.add("b")
     const bus = new MemoryCommandBus()
     const lines: Array<Record<string, unknown>> = []
     const a = await inScope("a", lines, sequencerRole({ log, lease, bus, holder: "a", config, onLost: () => {} }))
@@ -87,21 +92,24 @@ describe("gateways on the in-memory ports", () => {
     // The feed on g2 tells of a book change made through g1.
     await ws.nextOf("book_update", (f) => JSON.stringify(f.snapshot).includes("4200"))
 
-    // Failover: the leader is cut off from the lease (a partition) while the standby is held back, so
+    // Failover: the leader is cut off from the lease (a partition) while the standby is still held back, so
     // for a while nobody leads: the gateways say 503 with advice. Then the standby takes over.
-    lease.heldBack.add("b")
     lease.partitioned.add("a")
     await until("the leader to give up", () => (lines.some((l) => l.name === "a" && l.msg === "leadership lost") ? true : null))
     const meanwhile = await alice.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4300, size: 1 })
     expect(meanwhile.status).toBe(503)
     expect(meanwhile.body).toMatchObject({ error: "not_leader", retry_after: 2 })
     lease.heldBack.delete("b")
-    const after = await until("an order accepted after the failover", async () => {
-      const r = await alice.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4300, size: 1 })
-      return r.status === 503 ? null : r
-    })
-    expect(after.status).toBe(200)
+    await until("the standby to lead", () => (lines.some((l) => l.name === "b" && l.msg === "leading") ? true : null))
     expect(lines).toContainEqual(expect.objectContaining({ name: "b", msg: "leading", term: 2 }))
+    // 503 until the gateway has read the new term (it reads the log at once: a try or two); every 250 ms, so the tries stay
+    // inside the wallet's order limit (50 a minute) even if it took seconds.
+    let after = await alice.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4300, size: 1 })
+    for (let i = 0; after.status === 503 && i < 240; i++) {
+      await new Promise((r) => setTimeout(r, 250))
+      after = await alice.placeOrder({ market_id: market, side: "buy", outcome: "yes", price: 4300, size: 1 })
+    }
+    expect(after.status).toBe(200)
     // Every replica holds the leader's state.
     const leader = await bLeads
     await until("g1 to catch up", () => (g1.exchange.lastSeq === leader.exchange.lastSeq ? true : null))

@@ -1,10 +1,13 @@
 // The folders say the layering (DESIGN.md §5, docs/decisions.md § Composition root and use cases),
-// and this holds them to it, like the engine's import guard beside it: every folder of src/ has a
-// rule naming the folders it may import, and the folders import one another without a cycle. So
-// the domain (src/service) knows no transport, store, feed or chain; the pure strategy and
+// and this holds them to it, like the engine's import guard beside it: every folder of src/ and of
+// sim/ has a rule naming the folders it may import, and the folders import one another without a
+// cycle. So the domain (src/service) knows no transport, store, feed or chain; the pure strategy and
 // rewards maths (src/lp) know only the engine; the LP bot's runner (src/workers) reaches the
 // placement use case, never a route; use cases sit below the routes; ops never reaches into the
-// routes (api imports ops, never the reverse); only the entry point wires the runtime.
+// routes (api imports ops, never the reverse); only the entry point wires the runtime. In sim/ the
+// simulated world is the bottom, the agents and the scenario runner stand on it, the work queue
+// knows no job kind, and the root holds the entry points nothing imports. sim/ may import src/,
+// never the reverse.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
@@ -45,6 +48,19 @@ export const RULES: Readonly<Record<string, FolderRule>> = {
   ".": { may: ["chain", "runtime", "store", "usecase"], why: "the entry point (main.ts) reads the configuration and starts the runtime" }
 }
 
+/** sim/'s folders, bottom up. Any of them may import src/ (what it simulates); none is imported by src/. */
+export const SIM_RULES: Readonly<Record<string, FolderRule>> = {
+  world: LEAF("the simulated world: seeded randomness, the scheduler and its clocks, network, sockets, disk, the sequencer pair, and the real service on those layers"),
+  queue: LEAF("the work queue's generic part (wire contract, caller, worker, job thread): it carries jobs of every kind and imports none; sim/job-thread.ts registers them"),
+  agents: { may: ["world"], why: "the simulated users act on the world's network and sockets" },
+  scenario: { may: ["agents", "world"], why: "one scenario run: the file format, the runner, faults, the auditor, the run's log, replay and tape" },
+  testing: { may: ["scenario", "world"], why: "planted bugs are run options that tamper with the world's disk or log" },
+  sweep: { may: ["queue", "scenario", "testing"], why: "a seed sweep of runs, on local threads or as the work queue's sim jobs" },
+  backtest: { may: ["queue", "world"], why: "the backtester: the world's seeded randomness only, and its own job kind on the queue" },
+  fidelity: { may: ["backtest", "scenario", "world"], why: "a backtest measured against the live world it replays" },
+  ".": { may: ["agents", "backtest", "fidelity", "queue", "scenario", "sweep", "testing", "world"], why: "the entry points (CLIs, the job thread's table), which nothing imports" }
+}
+
 /** Every relative import/export-from/dynamic import of a file, resolved to a path. */
 const importsOf = (file: string): string[] =>
   [...readFileSync(file, "utf8").matchAll(/(?:from\s+|import\s*\(\s*|import\s+)"(\.{1,2}\/[^"]+)"/g)].map((m) => resolve(dirname(file), m[1]!))
@@ -71,15 +87,15 @@ export const folderGraph = (srcRoot: string): Map<string, Map<string, string[]>>
   return graph
 }
 
-/** `file imports path (why)` for each import its folder's rule does not allow, and each folder with no rule. */
-export const layeringViolations = (srcRoot: string, rules: Readonly<Record<string, FolderRule>> = RULES): string[] => {
+/** `file imports path (why)` for each import its folder's rule does not allow, and each folder with no rule (named `label/folder`). */
+export const layeringViolations = (srcRoot: string, rules: Readonly<Record<string, FolderRule>> = RULES, label = "src"): string[] => {
   const folders = [".", ...readdirSync(srcRoot).filter((n) => statSync(join(srcRoot, n)).isDirectory())]
   const graph = folderGraph(srcRoot)
   return folders.flatMap((folder) => {
     const rule = rules[folder]
-    if (rule === undefined) return [`src/${folder} has no layering rule: add one to test/determinism/layering.test.ts`]
+    if (rule === undefined) return [`${label}/${folder} has no layering rule: add one to test/determinism/layering.test.ts`]
     return [...(graph.get(folder) ?? new Map<string, string[]>())].flatMap(([to, lines]) =>
-      rule.may.includes(to) ? [] : lines.map((l) => `${l} (${folder} may import only ${rule.may.join(", ") || "nothing of src"}: ${rule.why})`)
+      rule.may.includes(to) ? [] : lines.map((l) => `${l} (${folder} may import only ${rule.may.join(", ") || `nothing of ${label}`}: ${rule.why})`)
     )
   })
 }
@@ -124,6 +140,22 @@ describe("layering", () => {
     expect(folderCycles(join(root, "src"))).toEqual([])
   })
 
+  it("every folder of sim/ has a rule, and imports only what its rule allows", () => {
+    expect(sourceFiles(join(root, "sim", "world")).length).toBeGreaterThan(0)
+    expect(layeringViolations(join(root, "sim"), SIM_RULES, "sim")).toEqual([])
+  })
+
+  it("the folders of sim/ import one another without a cycle, and none imports sim/'s root (the entry points)", () => {
+    expect(folderCycles(join(root, "sim"))).toEqual([])
+    expect(Object.entries(SIM_RULES).filter(([folder, rule]) => folder !== "." && rule.may.includes("."))).toEqual([])
+  })
+
+  it("src/ imports nothing of sim/ (the simulator stands on the service, never the reverse)", () => {
+    const sim = join(root, "sim") + "/"
+    const bad = sourceFiles(join(root, "src")).flatMap((f) => importsOf(f).filter((t) => t.startsWith(sim)).map((t) => `${relative(root, f)} imports ${relative(root, t)}`))
+    expect(bad).toEqual([])
+  })
+
   it("inside src/, only the entry point (src/main.ts) imports the composition root", () => {
     const files = sourceFiles(join(root, "src")).filter((f) => !f.startsWith(join(root, "src", "runtime")) && f !== join(root, "src", "main.ts"))
     const bad = files.flatMap((f) => importsOf(f).filter((t) => t.startsWith(join(root, "src", "runtime") + "/")).map((t) => `${relative(root, f)} imports ${relative(root, t)}`))
@@ -156,6 +188,7 @@ describe("layering", () => {
       "service/exchange.ts imports chain/guard.ts",
       "src/newfolder has no layering rule: add one to test/determinism/layering.test.ts"
     ])
+    expect(layeringViolations(src, rules, "sim").filter((v) => v.includes("no layering rule"))).toEqual(["sim/newfolder has no layering rule: add one to test/determinism/layering.test.ts"])
     // service → chain → service and service → api → service: one component of three folders.
     writeFileSync(join(src, "chain", "guard.ts"), 'import { s } from "../service/ok.ts"\nexport class ChainGuard {}\n')
     expect(folderCycles(src).map((c) => c.replace(/:.*$/, ""))).toEqual(["{api, chain, service}"])

@@ -165,7 +165,7 @@ describe("docs/quickstart.md", () => {
       expect(r.status, `block ${block.name} failed:\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).toBe(0)
       CHECKS[block.name]?.(r.stdout, exported())
     }
-  }, 300_000)
+  }, 600_000)
 
   it("refuses a page with an unmarked command", () => {
     expect(() => quickstartBlocks("<!-- quickstart:a -->\n```sh\necho a\n```\n\n```ts\nconsole.log(1)\n```\n")).toThrow(/unmarked/)

@@ -41,15 +41,17 @@ beforeAll(async () => {
   service = await startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => T0_MS,
     secret: new Uint8Array(32).fill(5),
-    dataDir,
     historyFlushMs: 0,
     lpTickMs: 0,
     config,
     ops: { maxLagBlocks: MAX_LAG, probeTimeoutMs: 2_000 },
+    chain: { host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
+  }, {
+    nowMs: () => T0_MS,
+    dataDir,
     logger: makeLogger({ level: "debug", format: "json", nowMs: () => T0_MS, write: (l) => void logLines.push(JSON.parse(l) as Record<string, unknown>) }),
-    chain: { chain: t.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
+    chain: t.chain
   })
   // Every answer is checked against the API declaration (src/api/declaration/ops.ts).
   checked = conformingFetch(Api, service.http.url)
@@ -185,7 +187,7 @@ describe("GET /v1/ready", () => {
   })
 
   it("passes without a chain or a data directory, saying so", async () => {
-    const bare = await startService({ host: "127.0.0.1", port: 0, nowMs: () => T0_MS, secret: new Uint8Array(32).fill(6), lpTickMs: 0, config })
+    const bare = await startService({ host: "127.0.0.1", port: 0, secret: new Uint8Array(32).fill(6), lpTickMs: 0, config }, { nowMs: () => T0_MS })
     try {
       const res = await conformingFetch(Api, bare.http.url)(`${bare.http.url}/v1/ready`)
       expect(res.status).toBe(200)

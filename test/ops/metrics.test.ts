@@ -57,18 +57,20 @@ beforeAll(async () => {
   service = await startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => clock.ms,
-    monoMs,
     secret: new Uint8Array(32).fill(3),
-    dataDir,
     catalog: demoCatalog(),
     historyFlushMs: 0,
     lpTickMs: 0,
     config: config(3),
     onError: (err) => void errors.push(err),
     onFatal: (err) => void errors.push(err),
+    chain: { host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
+  }, {
+    nowMs: () => clock.ms,
+    monoMs,
+    dataDir,
     logger: makeLogger({ level: "info", format: "json", nowMs: () => clock.ms, write: (l) => void logLines.push(JSON.parse(l) as Record<string, unknown>) }),
-    chain: { chain: t.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 0, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: new Set() }
+    chain: t.chain
   })
 }, 120_000)
 
@@ -383,11 +385,12 @@ describe("GET /metrics", () => {
     const other = await startService({
       host: "127.0.0.1",
       port: 0,
-      nowMs: () => clock.ms,
       secret: new Uint8Array(32).fill(4),
       lpTickMs: 0,
       config: config(30),
       ops: { metricsPublic: true }
+    }, {
+      nowMs: () => clock.ms
     })
     try {
       const own = await scrape(other.http.url, null)

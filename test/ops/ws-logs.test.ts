@@ -17,11 +17,9 @@ beforeAll(async () => {
   service = await startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => T0_MS,
     secret: new Uint8Array(32).fill(9),
     lpTickMs: 0,
     catalog: demoCatalog(),
-    logger: makeLogger({ level: "info", format: "json", nowMs: () => T0_MS, write: (l) => void lines.push(JSON.parse(l) as Record<string, unknown>) }),
     config: {
       adminToken: "ws-logs-admin",
       corsOrigins: new Set<string>(),
@@ -30,6 +28,9 @@ beforeAll(async () => {
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 },
       limits: { wsConnectionsPerAddress: 1, wsSubscriptionsPerConnection: 1 }
     }
+  }, {
+    nowMs: () => T0_MS,
+    logger: makeLogger({ level: "info", format: "json", nowMs: () => T0_MS, write: (l) => void lines.push(JSON.parse(l) as Record<string, unknown>) })
   })
 })
 afterAll(() => service?.close())

@@ -8,8 +8,8 @@ import { EdgeCache } from "../../src/api/cache.ts"
 import { RateLimiter } from "../../src/usecase/rate-limit.ts"
 import type { Exchange } from "../../src/service/exchange.ts"
 import { MINUTE_SEC } from "../../src/service/rewards-book.ts"
-import { runScenario, type RunOptions } from "../../sim/run.ts"
-import type { World } from "../../sim/world.ts"
+import { runScenario, type RunOptions } from "../../sim/scenario/run.ts"
+import type { World } from "../../sim/world/world.ts"
 import { ciDurationSec, shippedScenarios } from "./support.ts"
 
 const scenario = shippedScenarios().find((s) => s.scenario.name === "clock-steps")!.scenario

@@ -1,6 +1,6 @@
 // One seed → one journal hash, for every shipped scenario; another seed → another hash.
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
 import { ciDurationSec, shippedScenarios } from "./support.ts"
 
 const scenarios = shippedScenarios()

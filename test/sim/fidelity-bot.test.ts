@@ -1,4 +1,4 @@
-// One bot-run of the fidelity benchmark end to end (sim/fidelity.ts `backtestBot`, docs/backtesting.md
+// One bot-run of the fidelity benchmark end to end (sim/fidelity/fidelity.ts `backtestBot`, docs/backtesting.md
 // "Fidelity"), on a small hand-written tape across midnight where the backtested bot fills and is paid
 // rewards and rebates: the reward days compared are those both sides paid (a day the service paid but
 // the bot earned nothing on is compared, at 0; a day only one side paid is flagged, not compared), the
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { backtestBot, HEADLINE, type Realised } from "../../sim/fidelity.ts"
+import { backtestBot, HEADLINE, type Realised } from "../../sim/fidelity/fidelity.ts"
 import { type Tape, type TapeOrderEvent, type TapeTrade, TAPE_FORMAT, writeTape } from "../../src/store/tape.ts"
 
 const MIDNIGHT = 1_767_398_400 // 2026-01-03T00:00:00Z

@@ -1,4 +1,4 @@
-// `npm run fidelity -- --calibrate …` (sim/fidelity-calibrate.ts): the market-response model is
+// `npm run fidelity -- --calibrate …` (sim/fidelity/calibrate.ts): the market-response model is
 // fitted on the calibration seeds' live tapes, reported with them, applied to the judged seeds'
 // counterfactual backtests; a judged seed among the calibration seeds is refused in one line.
 import { execFile } from "node:child_process"

@@ -148,5 +148,5 @@ describe("npm run fidelity -- --json", () => {
     } finally {
       rmSync(out, { recursive: true, force: true })
     }
-  }, 240_000)
+  }, 600_000)
 })

@@ -1,11 +1,11 @@
-// The fidelity benchmark's arithmetic (sim/fidelity.ts): medians over bot-runs of
+// The fidelity benchmark's arithmetic (sim/fidelity/fidelity.ts): medians over bot-runs of
 // backtest ÷ realised and backtest − realised trading PnL, for the headline model and every
 // other, in the JSON shape `npm run fidelity -- --json` prints. The runs themselves are
 // `npm run fidelity` (docs/backtesting.md "Fidelity").
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, summarise } from "../../sim/fidelity.ts"
+import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, summarise } from "../../sim/fidelity/fidelity.ts"
 
 // [fills, contracts, rewards, trading PnL at the live marks, rebates (default 0)]; the realised PnL at the counterfactual's marks is 3 USDC above the live one.
 type Figures = [number, number, number, number, number?]

@@ -5,8 +5,8 @@
 // hashes exactly. The full table (every scenario, seeds 1..3, ~8 min) is `npm run sim:hashes -- --check`.
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
-import { loadScenario } from "../../sim/scenario.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
+import { loadScenario } from "../../sim/scenario/scenario.ts"
 import { diffRows, type HashRow, readRecorded } from "../../scripts/scenario-hashes.ts"
 import { shippedScenarios } from "./support.ts"
 

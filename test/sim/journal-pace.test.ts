@@ -1,10 +1,10 @@
-// The auditor's business-time check (sim/journal-pace.ts): records stamped by the business clock
+// The auditor's business-time check (sim/scenario/journal-pace.ts): records stamped by the business clock
 // never trip it, whatever the wall clock does; records stamped by the old rule — the wall clock,
 // but never before the last record — trip it after a step either way.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { BusinessClock } from "../../src/time/business-clock.ts"
-import { JournalPace } from "../../sim/journal-pace.ts"
+import { JournalPace } from "../../sim/scenario/journal-pace.ts"
 
 const DAY_MS = 86_400_000
 const T0_MS = 1_767_311_100_000

@@ -3,10 +3,10 @@
 import { describe, expect, it } from "vitest"
 import type { App } from "../../src/api/app.ts"
 import { Clock, Effect, Fiber } from "effect"
-import { schedulerClock } from "../../sim/clock.ts"
-import { SimNetwork, SimTimeout } from "../../sim/network.ts"
-import { Rng } from "../../sim/random.ts"
-import { Scheduler } from "../../sim/scheduler.ts"
+import { schedulerClock } from "../../sim/world/clock.ts"
+import { SimNetwork, SimTimeout } from "../../sim/world/network.ts"
+import { Rng } from "../../sim/world/random.ts"
+import { Scheduler } from "../../sim/world/scheduler.ts"
 
 describe("Scheduler", () => {
   it("runs events in time order, same-time events in scheduling order, and moves only virtual time", async () => {

@@ -2,7 +2,7 @@
 // orders show in the users' own reads), a client-side strategy quotes beside them, and
 // the daily pool pays at 00:00 UTC within its budget.
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
 import { shippedScenarios } from "./support.ts"
 
 describe("liquidity in the simulated world", () => {

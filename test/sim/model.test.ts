@@ -4,9 +4,9 @@
 // balance and position. A failure shrinks to a minimal command sequence.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { adminCall } from "../../sim/operator.ts"
+import { adminCall } from "../../sim/scenario/operator.ts"
 import { dropOneFill } from "../../sim/testing/drop-fill.ts"
-import { API, World } from "../../sim/world.ts"
+import { API, World } from "../../sim/world/world.ts"
 import { ApiClient, type ApiResult } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import type { Command, EngineEvent } from "../../src/engine/types.ts"

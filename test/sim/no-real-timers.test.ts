@@ -1,21 +1,24 @@
 // A simulated day runs on the scheduler's virtual time alone: no real setTimeout, setInterval or
 // setImmediate callback, and no process.nextTick (the scheduler's drain relies on being its only
 // user), scheduled by src/ or sim/ code (or by Effect's runtime) may fire during it. The one use
-// the simulation makes of them is the scheduler's own microtask drain (sim/scheduler.ts
+// the simulation makes of them is the scheduler's own microtask drain (sim/world/scheduler.ts
 // `drainMicrotasks`), which only resolves a promise; it is counted, to show the wrapping saw the run.
 // The controls show the check catches a timer planted in service code, and Effect's default
 // scheduler falling back to setTimeout(0) after 2048 microtask hops — which the simulator's own
-// Effect Scheduler (sim/effect-scheduler.ts, World.runEffect) avoids.
+// Effect Scheduler (sim/world/effect-scheduler.ts, World.runEffect) avoids.
+import { realpathSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
-import { loadScenario } from "../../sim/scenario.ts"
-import { World } from "../../sim/world.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
+import { loadScenario } from "../../sim/scenario/scenario.ts"
+import { World } from "../../sim/world/world.ts"
 import { SCENARIO_DIR } from "./support.ts"
 
 const root = join(import.meta.dirname, "..", "..")
-const watched = [join(root, "src") + "/", join(root, "sim") + "/", join(root, "node_modules", "effect") + "/"]
+// Stacks name the real path: node_modules may be a symlink (a git worktree sharing another checkout's).
+const effectDir = realpathSync(join(root, "node_modules", "effect"))
+const watched = [join(root, "src") + "/", join(root, "sim") + "/", effectDir + "/"]
 
 interface Fired {
   readonly kind: string
@@ -30,7 +33,7 @@ const realTimersDuring = async (fn: () => Promise<void>): Promise<{ fired: Fired
   let drains = 0
   const g = globalThis as unknown as Record<string, Schedule>
   const originals = { setTimeout: g.setTimeout!, setInterval: g.setInterval!, setImmediate: g.setImmediate! }
-  const scheduler = join(root, "sim", "scheduler.ts")
+  const scheduler = join(root, "sim", "world", "scheduler.ts")
   const wrap =
     (kind: string, original: () => Schedule): Schedule =>
     (cb, ...rest) => {
@@ -148,6 +151,6 @@ describe("no real timer fires in a simulated day", () => {
       expect(await onDefault!).toBe("done")
     })
     expect(dflt.fired.map((f) => f.kind)).toContain("setTimeout")
-    expect(dflt.fired[0]!.stack).toContain(join(root, "node_modules", "effect"))
+    expect(dflt.fired[0]!.stack).toContain(effectDir)
   })
 })

@@ -1,7 +1,7 @@
 // The auditor catches a planted bug — a layer that drops one fill from the taker's
 // ledger — and the run reports it with its seed.
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
 import { dropOneFill } from "../../sim/testing/drop-fill.ts"
 import { shippedScenarios } from "./support.ts"
 

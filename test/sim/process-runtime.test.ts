@@ -1,10 +1,10 @@
-// A simulated process's Effect runtime (sim/process-runtime.ts) dies with the process: once
+// A simulated process's Effect runtime (sim/world/process-runtime.ts) dies with the process: once
 // `alive` says no, none of its fibers' timers fires and none of its tasks runs, which is what lets
 // a crash abandon the process's Scope instead of closing it (docs/runtime.md "In the simulator").
 import { Effect, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
-import { processRuntime } from "../../sim/process-runtime.ts"
-import { Scheduler } from "../../sim/scheduler.ts"
+import { processRuntime } from "../../sim/world/process-runtime.ts"
+import { Scheduler } from "../../sim/world/scheduler.ts"
 
 describe("a simulated process's runtime", () => {
   it("runs a scheduled fiber on virtual time, and nothing of it once the process is dead", async () => {

@@ -4,8 +4,8 @@
 // `npm run sim` draws on a real terminal (a pseudo-terminal from util-linux `script`).
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
-import { loadScenario } from "../../sim/scenario.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
+import { loadScenario } from "../../sim/scenario/scenario.ts"
 import { childEnv } from "../support/queue-worker.ts"
 import { runProcess } from "../support/run-process.ts"
 

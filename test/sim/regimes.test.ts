@@ -1,17 +1,17 @@
 // Market regimes for fidelity (docs/backtesting.md "Regimes"): a scenario's fee schedule is set
 // by the operator before trading and takers price the fee in (sim/agents/traders.ts), so a fee
 // world trades differently from a free one; the hidden probability can jump on news
-// (sim/truth.ts), and a scenario without jumps keeps its random stream.
+// (sim/world/truth.ts), and a scenario without jumps keeps its random stream.
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { allInBps, netOfFeeBps } from "../../sim/agents/traders.ts"
-import { Rng } from "../../sim/random.ts"
-import { userOfAgent } from "../../sim/fidelity.ts"
-import { agentNames, runScenario } from "../../sim/run.ts"
-import { loadScenario } from "../../sim/scenario.ts"
-import { Scheduler } from "../../sim/scheduler.ts"
-import { Truth } from "../../sim/truth.ts"
+import { Rng } from "../../sim/world/random.ts"
+import { userOfAgent } from "../../sim/fidelity/fidelity.ts"
+import { agentNames, runScenario } from "../../sim/scenario/run.ts"
+import { loadScenario } from "../../sim/scenario/scenario.ts"
+import { Scheduler } from "../../sim/world/scheduler.ts"
+import { Truth } from "../../sim/world/truth.ts"
 import { FEE_ACCOUNT } from "../../src/engine/money.ts"
 import { SCENARIO_DIR } from "./support.ts"
 

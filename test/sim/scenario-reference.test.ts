@@ -1,10 +1,10 @@
 // docs/simulation.md "Scenarios" cannot drift from the schema (issue 34 item 14): its field
-// reference is the one generated from sim/scenario.ts (every block, every agent kind's and fault
+// reference is the one generated from sim/scenario/scenario.ts (every block, every agent kind's and fault
 // kind's fields, the clock block), and its table of shipped scenarios names every scenarios/*.json.
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { scenarioReference } from "../../sim/scenario-reference.ts"
+import { scenarioReference } from "../../sim/scenario/scenario-reference.ts"
 import { DOC, referenceInDoc } from "../../scripts/scenario-reference.ts"
 
 const root = join(import.meta.dirname, "..", "..")

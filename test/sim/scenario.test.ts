@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { decodeScenario, loadScenario, ScenarioError } from "../../sim/scenario.ts"
+import { decodeScenario, loadScenario, ScenarioError } from "../../sim/scenario/scenario.ts"
 import { shippedScenarios } from "./support.ts"
 
 const minimal = { name: "t", duration: "1h", markets: { count: 2 }, agents: [{ kind: "noise", count: 3 }] }

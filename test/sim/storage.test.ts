@@ -1,12 +1,12 @@
 // Storage faults in the simulator (issue 18): the real journal, snapshots and
-// recovery on the simulated disk (sim/storage-disk.ts), and the storage-chaos
+// recovery on the simulated disk (sim/world/storage-disk.ts), and the storage-chaos
 // scenario — many crashes and fail-stops under agent load, each recovery audited —
 // with a planted bug (writes that ignore `bytesWritten`) the auditor must catch.
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
-import { Rng } from "../../sim/random.ts"
-import { Scheduler } from "../../sim/scheduler.ts"
-import { NO_DISK_FAULTS, SimDisk } from "../../sim/storage-disk.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
+import { Rng } from "../../sim/world/random.ts"
+import { Scheduler } from "../../sim/world/scheduler.ts"
+import { NO_DISK_FAULTS, SimDisk } from "../../sim/world/storage-disk.ts"
 import { ignoreBytesWritten } from "../../sim/testing/ignore-bytes-written.ts"
 import type { JournalRecord } from "../../src/service/commands.ts"
 import { exchangeHash } from "../../src/service/exchange-snapshot.ts"

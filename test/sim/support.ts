@@ -1,7 +1,7 @@
 // Shared helpers for simulator tests: load shipped scenarios, run them short.
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
-import { loadScenario, type Scenario } from "../../sim/scenario.ts"
+import { loadScenario, type Scenario } from "../../sim/scenario/scenario.ts"
 
 export const SCENARIO_DIR = join(import.meta.dirname, "../../scenarios")
 

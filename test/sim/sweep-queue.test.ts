@@ -13,9 +13,9 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { queueProgress } from "../../sim/queue/progress.ts"
 import { MAX_DELIVER } from "../../sim/queue/protocol.ts"
-import { runSweepOnQueue } from "../../sim/queue/sim-sweep.ts"
+import { runSweepOnQueue } from "../../sim/sweep/queue-sweep.ts"
 import { ensureQueue } from "../../sim/queue/streams.ts"
-import type { SweepResult } from "../../sim/sweep.ts"
+import type { SweepResult } from "../../sim/sweep/sweep.ts"
 import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
 import { childEnv, type QueueWorker, startQueueWorker } from "../support/queue-worker.ts"
 import { type ProcessResult, runProcess } from "../support/run-process.ts"
@@ -217,7 +217,7 @@ describe("a work queue nobody answers", () => {
       runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
     const [caller, lone, backtest] = await Promise.all([
       sim(["scenarios/deposit-then-trade.json", "--seeds", "1..2", "--no-log", "--queue", url]),
-      node(["sim/queue/worker-cli.ts", url]),
+      node(["sim/worker-cli.ts", url]),
       node(["sim/backtest/cli.ts", "--synthetic", "1000", "--sweep", "spread=100,200", "--no-html", "--out", mkdtempSync(join(tmpdir(), "bt-unreachable-")), "--queue", url])
     ])
     const line = `cannot reach the work queue at ${url}: `

@@ -1,8 +1,8 @@
 // A bounded seed sweep in CI: three more seeds of every shipped scenario, at CI length,
 // must keep every invariant. The CLI's worker-thread sweep is exercised on two seeds.
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../../sim/run.ts"
-import { parseSeeds, runSweep } from "../../sim/sweep.ts"
+import { runScenario } from "../../sim/scenario/run.ts"
+import { parseSeeds, runSweep } from "../../sim/sweep/sweep.ts"
 import { ciDurationSec, shippedScenarios } from "./support.ts"
 
 const SEEDS = [101, 102, 103]

@@ -62,12 +62,11 @@ describe("a slow disk under steady appends", () => {
     const lines: Array<Record<string, unknown>> = []
     t = await startTestServer({
       dataDir: dir,
-      service: {
+      service: { snapshotIntervalSec: 1, historyFlushMs: 200 },
+      parts: {
         // Real elapsed time: the slow write is measured on the monotonic clock, and it is real here.
         monoMs: liveMonoClock.monoMs,
         disk: slowDisk(WRITE_MS),
-        snapshotIntervalSec: 1,
-        historyFlushMs: 200,
         logger: makeLogger({ level: "info", format: "json", nowMs: () => 0, write: (l) => void lines.push(JSON.parse(l) as Record<string, unknown>) })
       }
     })

@@ -35,12 +35,8 @@ export const startDurable = (dataDir: string): Promise<Service> =>
   startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => clock.ms,
-    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
-    monoMs: () => clock.ms,
     secret: new Uint8Array(32).fill(7),
     catalog: demoCatalog().slice(0, 3),
-    dataDir,
     snapshotIntervalSec: 0,
     historyFlushMs: 0,
     // No LP-runner timer: `crash` leaves timers running, and a tick would write to the closed journal.
@@ -56,6 +52,11 @@ export const startDurable = (dataDir: string): Promise<Service> =>
       rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 }
     },
     onError: (err) => console.error(err)
+  }, {
+    nowMs: () => clock.ms,
+    // The test clock is time passing, never a step: the monotonic clock too, so business time is the test clock (docs/time.md).
+    monoMs: () => clock.ms,
+    dataDir
   })
 
 /**

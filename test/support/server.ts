@@ -4,7 +4,7 @@ import type { AbuseLimits } from "../../src/api/context.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
-import { type Service, type ServiceOptions, startService } from "../../src/runtime/boot.ts"
+import { type Service, type ServiceConfig, type ServiceParts, startService } from "../../src/runtime/boot.ts"
 import type { FaucetAccess } from "../../src/usecase/faucet.ts"
 import { Api } from "../../src/api/declaration/api.ts"
 import { conformingFetch } from "./conformance.ts"
@@ -51,34 +51,41 @@ export const startTestServer = async (
     host?: string
     /** `POST /v1/dev/faucet`'s faucet (none: the route answers 404). */
     faucet?: FaucetAccess
-    /** Further service options (a disk, a logger, worker periods). */
-    service?: Partial<ServiceOptions>
+    /** Further configuration (worker periods, hooks), over the harness's. */
+    service?: Partial<ServiceConfig>
+    /** Further context (a disk, a logger, the live monotonic clock), over the harness's test clocks and memory store. */
+    parts?: Partial<ServiceParts>
   } = {}
 ): Promise<TestServer> => {
   const clock = { nowMs: opts.startMs ?? T0_MS, monoMs: 0 }
-  const service = await startService({
-    host: opts.host ?? "127.0.0.1",
-    port: 0,
-    nowMs: () => clock.nowMs,
-    monoMs: () => clock.monoMs,
-    secret: new Uint8Array(32).fill(7),
-    ...(opts.catalog === false ? {} : { catalog: demoCatalog() }),
-    ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
-    // Tests tick the LP-bot runner themselves (`t.tick()`), on the test clock.
-    lpTickMs: 0,
-    config: {
-      adminToken: ADMIN_TOKEN,
-      corsOrigins: new Set([ALLOWED_ORIGIN]),
-      secureCookies: false,
-      devCredit: true,
-      rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 },
-      ...(opts.limits === undefined ? {} : { limits: opts.limits })
+  const service = await startService(
+    {
+      host: opts.host ?? "127.0.0.1",
+      port: 0,
+      secret: new Uint8Array(32).fill(7),
+      ...(opts.catalog === false ? {} : { catalog: demoCatalog() }),
+      // Tests tick the LP-bot runner themselves (`t.tick()`), on the test clock.
+      lpTickMs: 0,
+      config: {
+        adminToken: ADMIN_TOKEN,
+        corsOrigins: new Set([ALLOWED_ORIGIN]),
+        secureCookies: false,
+        devCredit: true,
+        rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40 },
+        ...(opts.limits === undefined ? {} : { limits: opts.limits })
+      },
+      ...(opts.log === undefined ? {} : { log: opts.log }),
+      ...(opts.faucet === undefined ? {} : { faucet: opts.faucet }),
+      onError: (err) => console.error(err),
+      ...opts.service
     },
-    ...(opts.log === undefined ? {} : { log: opts.log }),
-    ...(opts.faucet === undefined ? {} : { faucet: opts.faucet }),
-    onError: (err) => console.error(err),
-    ...opts.service
-  })
+    {
+      nowMs: () => clock.nowMs,
+      monoMs: () => clock.monoMs,
+      ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
+      ...opts.parts
+    }
+  )
   const url = service.http.url
   const checkedFetch = conformingFetch(Api, url)
   const t: TestServer = {

@@ -1,9 +1,9 @@
-// The clock layers (src/time/clock.ts, sim/clock.ts): the step detector's thresholds, and the
+// The clock layers (src/time/clock.ts, sim/world/clock.ts): the step detector's thresholds, and the
 // simulator's wall clock stepping while its monotonic clock (virtual time) runs on.
 import { describe, expect, it } from "vitest"
 import { ClockWatch, STEP_BACK_MS, STEP_FORWARD_MS } from "../../src/time/clock.ts"
-import { schedulerClock, schedulerMonoClock } from "../../sim/clock.ts"
-import { Scheduler } from "../../sim/scheduler.ts"
+import { schedulerClock, schedulerMonoClock } from "../../sim/world/clock.ts"
+import { Scheduler } from "../../sim/world/scheduler.ts"
 
 const clocks = () => {
   const c = { wall: 1_000_000, mono: 0 }

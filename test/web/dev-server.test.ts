@@ -42,13 +42,14 @@ beforeAll(async () => {
   service = await startService({
     host: "127.0.0.1",
     port: 0,
-    nowMs: () => Date.now(), // live-only: a real dev server and service on the wall clock
     secret: new Uint8Array(32).fill(9),
     catalog: demoCatalog(),
-    dataDir,
     historyFlushMs: 0,
     lpTickMs: 0,
     config: { adminToken: "web-dev-admin", corsOrigins: new Set(["http://127.0.0.1:3000"]), secureCookies: false, devCredit: false, rewards: { dailyBudgetMicro: 0, bandSpreadBpsMax: 300, perWalletCapPct: 40, minSizeContracts: 10 } }
+  }, {
+    nowMs: () => Date.now(), // live-only: a real dev server and service on the wall clock
+    dataDir
   })
   const port = await freePort()
   devUrl = `http://127.0.0.1:${port}`

@@ -68,10 +68,8 @@ export const startStand = async (opts: { lpTickMs?: number } = {}): Promise<Stan
     service = await startService({
       host: "127.0.0.1",
       port: 0,
-      nowMs: () => Date.now(), // live-only: a real browser on the wall clock talks to this service
       secret: new Uint8Array(32).fill(7),
       catalog: demoCatalog(),
-      dataDir,
       historyFlushMs: 0,
       lpTickMs: opts.lpTickMs ?? 1000,
       config: {
@@ -82,9 +80,13 @@ export const startStand = async (opts: { lpTickMs?: number } = {}): Promise<Stan
         rewards: { dailyBudgetMicro: 1_000_000_000, bandSpreadBpsMax: 300, perWalletCapPct: 40, minSizeContracts: 10 },
         limits: { registrationsPerMinute: 1000, wsConnectionsPerAddress: 200, wsSubscriptionsPerConnection: 500 }
       },
-      chain: { chain: chain.chain, host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 250, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: cors },
+      chain: { host: "127.0.0.1", depositPort: 0, confirmations: 0, pollMs: 250, minUsdgMicro: 1_000_000, maxPerTxMicro: 100_000_000, corsOrigins: cors },
       // As src/main.ts builds it on the embedded chain: the deposit page mints through the API's POST /v1/dev/faucet.
       faucet: { faucet: makeDevFaucet({ rpcUrl: chain.anvil.rpcUrl, chainId: chain.info.chainId, operatorKey: ANVIL_KEYS[0], token: chain.info.token }) }
+    }, {
+      nowMs: () => Date.now(), // live-only: a real browser on the wall clock talks to this service
+      dataDir,
+      chain: chain.chain
     })
     web = await startWebServer({
       host: "127.0.0.1",

@@ -8,7 +8,7 @@
 // standard error is the delta method's, a·se(log a)); any other number on its own scale. The
 // applied informed share is drawn with the standard error of the markout at its horizon and
 // kept in 0..1. Parameters are drawn independently: the file carries no covariances.
-import type { Rng } from "../../random.ts"
+import type { Rng } from "../../world/random.ts"
 import type { ResponseModel } from "./model.ts"
 
 type Json = unknown

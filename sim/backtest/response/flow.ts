@@ -11,7 +11,7 @@
 // A taker sends an IOC at our price for a size drawn from the fitted distribution, through the
 // real engine as the taker account.
 import type { Dataset } from "../dataset.ts"
-import type { Rng } from "../../random.ts"
+import type { Rng } from "../../world/random.ts"
 import { CAUSE_RESPONSE, type MarketState, type Venue } from "../venue.ts"
 import { arrivalRate, edgeRate, type EdgeArrival, type ResponseModel, sizeOf } from "./model.ts"
 import { indexAt, mid2At, type TouchPath, touchPaths } from "./touch.ts"

@@ -1,0 +1,56 @@
+// Calibration kept apart from judgement (docs/backtesting.md "The market-response model"):
+// `npm run fidelity -- --calibrate 201..206` runs the live worlds of the calibration seeds,
+// writes their tapes (every agent in, the bots included: their quotes are what the takers
+// there responded to), fits the market-response model on those tapes alone, and the judged
+// seeds' backtests apply it. A seed is never judged by a model fitted on it.
+import { join } from "node:path"
+import type { ResponseModel } from "../backtest/response/model.ts"
+import { fitTapes } from "../backtest/response/fit-cli.ts"
+import { runScenario } from "../scenario/run.ts"
+import type { Scenario } from "../scenario/scenario.ts"
+import { writeRunTape } from "../scenario/tape.ts"
+
+/** What the fidelity summary reports of the calibration: its seeds, the model file and the model. */
+export interface Calibration {
+  readonly seeds: ReadonlyArray<number>
+  readonly model_file: string
+  readonly model: ResponseModel
+}
+
+export const calibrationDirOf = (outDir: string, seed: number): string => join(outDir, "calibration", `seed${seed}-live`)
+
+/** The first judged seed that is also a calibration seed, as the one-line refusal; null when apart. */
+export const overlapError = (judged: ReadonlyArray<number>, calibrate: ReadonlyArray<number>): string | null => {
+  const both = judged.filter((s) => calibrate.includes(s))
+  return both.length === 0 ? null : `--calibrate and --seeds share seed${both.length > 1 ? "s" : ""} ${both.join(",")}: a seed is never judged by a model fitted on it`
+}
+
+/** One calibration world, live (every agent in), its tape written to `dir`. */
+export const runCalibrationWorld = async (scenario: Scenario, seed: number, dir: string, snapshotSec: number, durationSec?: number): Promise<{ dir: string }> => {
+  const summary = await runScenario(scenario, { seed, expectations: false, ...(durationSec === undefined ? {} : { durationSec }) })
+  await writeRunTape(summary, { dir, intervalSec: snapshotSec, format: "parquet" })
+  return { dir }
+}
+
+/** Fits the model on the calibration tapes, in seed order, and writes it beside them. */
+export const fitCalibration = async (outDir: string, seeds: ReadonlyArray<number>): Promise<Calibration> => {
+  const file = join(outDir, "calibration", "response-model.json")
+  const model = await fitTapes(seeds.map((s) => calibrationDirOf(outDir, s)), file)
+  return { seeds, model_file: file, model }
+}
+
+/** The calibration's lines in the text table. */
+export const calibrationLines = (c: Calibration | null): string[] => {
+  if (c === null) return ["market-response model: none (no --calibrate)"]
+  const m = c.model
+  const e = m.edge
+  const mk = m.information.markouts.find((k) => k.horizon_sec === 30)
+  const side = (s: NonNullable<typeof e>["buy"]): string =>
+    s.buckets.filter((b, k) => k === 0 || b.rate_per_sec !== s.buckets[k - 1]!.rate_per_sec).map((b) => `${(b.rate_per_sec * 3600).toFixed(1)}/h from ${b.from_ticks}`).join(", ")
+  return [
+    `market-response model fitted on calibration seeds ${c.seeds.join(",")} (${c.model_file}), applied to every counterfactual backtest (not the replay):`,
+    e === null
+      ? `  ${m.arrival.arrivals} takers; buy a ${m.arrival.buy.a_per_sec.toPrecision(3)}/s b ${m.arrival.buy.b_per_tick.toPrecision(3)}/tick, sell a ${m.arrival.sell.a_per_sec.toPrecision(3)}/s b ${m.arrival.sell.b_per_tick.toPrecision(3)}/tick; informed share ${m.information.informed_share.toFixed(2)} at ${m.information.horizon_sec} s`
+      : `  ${e.arrivals} takers; arrival by edge against the tape's mid ${e.horizon_sec} s later (ticks, buckets of ${e.bucket_ticks}): buy ${side(e.buy)}; sell ${side(e.sell)}; markout at 30 s ${mk?.mean_bps.toFixed(1) ?? "-"} bps`
+  ]
+}
