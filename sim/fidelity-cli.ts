@@ -10,6 +10,7 @@ import { loadScenario, ScenarioError } from "./scenario/scenario.ts"
 import { parseSeeds } from "./sweep/sweep.ts"
 import { type Calibration, calibrationDirOf, calibrationLines, fitCalibration, overlapError } from "./fidelity/calibrate.ts"
 import { coverageLines } from "./fidelity/coverage.ts"
+import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 
 const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
@@ -112,10 +113,20 @@ const perRunLines = (s: FidelitySummary): string[] => {
     `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}`,
     `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
     `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}`,
+    ...attributionLines(s.pnl_attribution),
     ...coverageLines(s.coverage, s.runs),
     ...(d.runs > 0 ? [`  WARNING reward days paid by one side only (not compared): ${d.realised_only} by the service only, ${d.backtest_only} by the backtest only, in ${d.runs} run(s)`] : [])
   ]
 }
+
+/** The pooled trading PnL split (USDC): where the backtest's PnL differs from the realised. */
+const attributionLines = (a: FidelitySummary["pnl_attribution"]): string[] =>
+  a.realised === null || a.backtest === null ? [] : [
+    "  trading PnL split, Σ over runs (USDC; edge at the fills against the mid before them, inventory after them to the final marks):",
+    `    realised  ${attributionText(a.realised)}`,
+    `    backtest  ${attributionText(a.backtest)}`,
+    ...(a.replay === null ? [] : [`    replay    ${attributionText(a.replay)}`])
+  ]
 
 /** "<" or ">" when the realised value fell below or above the range (PnL in USDC, compared to the micro). */
 const mark = (value: number, range: readonly [number, number]): string => (value < range[0] - 5e-7 ? " <" : value > range[1] + 5e-7 ? " >" : "")

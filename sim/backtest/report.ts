@@ -4,6 +4,7 @@
 import type { StrategyParams } from "../../src/lp/strategy.ts"
 import type { RewardDay } from "./rewards.ts"
 import type { BacktestStats } from "./stats.ts"
+import { ATTRIBUTION_MARKOUT_SEC } from "./attribution.ts"
 import { dayLabel } from "../../src/service/rewards-book.ts"
 import type { ResponseModel } from "./response/model.ts"
 import { edgeTableText, responseLines } from "./response/format.ts"
@@ -170,6 +171,7 @@ export const statsLines = (t: BacktestStats): Array<[string, string]> => [
   ["drawdown duration", `${t.max_drawdown_duration_sec.toLocaleString("en-US")} s from the peak ${t.max_drawdown_recovered ? "until recovered" : "to the end (not recovered)"}`],
   ["turnover", `${num(t.turnover)}× capital`],
   ["markouts", t.markouts.map((m) => `${m.horizon_sec}s ${num(m.mean_bps)} bps`).join(", ") + " (mid move after our fills, our side; negative = adverse)"],
+  ["trading PnL split", `edge at the fills ${usdc(t.pnl_attribution.edge_micro)} + inventory after them ${usdc(t.pnl_attribution.inventory_micro)} USDC (of which the first ${ATTRIBUTION_MARKOUT_SEC} s: ${usdc(t.pnl_attribution.markout_60s_micro)})`],
   ["two-sided / inventory", t.markets.map((m) => `${m.market_id} ${num(m.quoted_two_sided_pct, 1)}%, |net| mean ${num(m.inventory_mean_abs, 0)} max ${m.inventory_max_abs}`).join("; ")],
   ["rewards share", t.rewards_share_by_day.length === 0 ? "no day paid" : t.rewards_share_by_day.map((d) => `${dayLabel(d.day)} ${num(d.share_pct)}% of the pool`).join(", ")]
 ]

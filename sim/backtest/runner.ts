@@ -456,7 +456,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   const report = buildReport(d, config, v, bg, l3, markets, rewards, series, fills, { fromTrades: fillsFromTrades, response: responded }, endMs, equity(), markTotal, maxDrawdown, peakAtMaxDrawdown)
   const { stats, fillMarkoutsBps } = computeStats({
     capitalMicro: config.capitalMicro, volumeMicro: report.summary.volume_micro, marketIds: d.markets, series, fills, midPaths, endMs,
-    botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days
+    botStartSec: Math.floor(botStartMs / 1000), rewardDays: rewards.days, tradingPnlMicro: report.summary.trading_pnl_micro
   })
   return { report: { ...report, stats, fill_markouts_bps: fillMarkoutsBps, outcome_path: outcome, interval: null }, engine: v.engine, exchange: v.exchange }
 }

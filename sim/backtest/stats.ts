@@ -2,6 +2,7 @@
 // return, annualised Sharpe and Sortino of hourly returns (from 30 of them), the worst drawdown and how long it
 // lasted, turnover, inventory, time quoted two-sided, fill markouts, rewards share per day.
 // Pure functions of their inputs (tests check them against hand-computed cases).
+import { attribute, type PnlAttribution } from "./attribution.ts"
 import type { FillRow, Series } from "./report.ts"
 import type { RewardDay } from "./rewards.ts"
 
@@ -64,6 +65,8 @@ export interface BacktestStats {
   readonly markouts: ReadonlyArray<Markout>
   /** The same, per side (SideMarkout): whether one side is picked off more than the other. */
   readonly markouts_by_side: ReadonlyArray<SideMarkout>
+  /** Trading PnL split into the edge captured at each fill and the inventory carried after it (sim/backtest/attribution.ts). */
+  readonly pnl_attribution: PnlAttribution
   /** Our payout / the day's pool, per paid day. */
   readonly rewards_share_by_day: ReadonlyArray<{ readonly day: number; readonly share_pct: number }>
 }
@@ -127,7 +130,7 @@ export const drawdown = (tSec: ReadonlyArray<number>, v: ReadonlyArray<number>):
 }
 
 /** The last mid at or before tMs (strictly before when `before`), or null. Binary search over the path. */
-const midAt = (p: MidPath, tMs: number, before: boolean): number | null => {
+export const midAt = (p: MidPath, tMs: number, before: boolean): number | null => {
   let lo = 0
   let hi = p.tMs.length
   while (lo < hi) {
@@ -205,6 +208,8 @@ export const computeStats = (args: {
   readonly endMs: number
   readonly botStartSec: number
   readonly rewardDays: ReadonlyArray<RewardDay>
+  /** The trading PnL the attribution splits (rebates and rewards excluded). */
+  readonly tradingPnlMicro: number
 }): { readonly stats: BacktestStats; readonly fillMarkoutsBps: Array<Array<number | null>> } => {
   const se = args.series
   const perFill = fillMarkouts(args.fills, args.midPaths, args.endMs)
@@ -238,6 +243,10 @@ export const computeStats = (args: {
     }),
     markouts: weighted(args.fills, perFill, MARKOUT_HORIZONS_SEC),
     markouts_by_side: markoutsBySide(args.fills, perFill),
+    pnl_attribution: attribute(
+      args.fills.map((f) => ({ ...f, midBeforeBps: midAt(args.midPaths[f.market]!, f.tMs, true) })),
+      (m, tMs) => midAt(args.midPaths[m]!, tMs, false), args.endMs, args.tradingPnlMicro
+    ),
     rewards_share_by_day: args.rewardDays.map((d) => ({ day: d.day, share_pct: d.poolMicro === 0 ? 0 : round((d.lpMicro / d.poolMicro) * 100, 4) }))
   }
   return { stats, fillMarkoutsBps: perFill }

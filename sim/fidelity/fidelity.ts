@@ -18,6 +18,8 @@ import type { Dataset } from "../backtest/dataset.ts"
 import { loadTape } from "../backtest/load.ts"
 import type { ResponseModel } from "../backtest/response/model.ts"
 import { runBacktest } from "../backtest/runner.ts"
+import { type AttributedFill, attribute, type PnlAttribution, poolAttribution } from "../backtest/attribution.ts"
+import { type MidPath, midAt } from "../backtest/stats.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "../backtest/interval.ts"
 import { withInterval } from "../backtest/interval-run.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
@@ -53,6 +55,8 @@ export interface Realised {
   readonly liveMarksBps: Readonly<Record<string, number | null>>
   /** Users with an LP bot whose ids sort before this one's: the bots the runner steps ahead of it in each pass (sim/backtest/pass.ts). */
   readonly botsAheadInPass: number
+  /** The bot's fills (market: index into `markets`) with the others' mid just before each, and that mid's path per market, for the PnL attribution. */
+  readonly attribution: { readonly fills: ReadonlyArray<AttributedFill>; readonly midPaths: ReadonlyArray<MidPath>; readonly endMs: number }
 }
 
 export interface LatencyModel {
@@ -130,6 +134,8 @@ export interface BotRun {
   readonly rewardDaysOneSide: { readonly realisedOnly: ReadonlyArray<number>; readonly backtestOnly: ReadonlyArray<number> }
   /** The headline backtest's range for its trading PnL and fills (docs/backtesting.md "Intervals and coverage"); null or absent: none made. */
   readonly interval?: RunInterval | null
+  /** Trading PnL split into edge at the fills and inventory after them (sim/backtest/attribution.ts): realised (at the live market's marks), the headline backtest, the replay. */
+  readonly attribution?: { readonly realised: PnlAttribution; readonly backtest: PnlAttribution; readonly replay: PnlAttribution | null }
 }
 
 export const userOfAgent = (seed: number, name: string): string =>
@@ -145,10 +151,16 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
   const x = new Exchange(() => 0, memoryJournal())
   x.history.seed([], Number.POSITIVE_INFINITY)
   const byUser = new Map(bots.map((b) => [b.user, b.agent]))
-  type Acc = { startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number; byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number>; marks: Record<string, number | null> }
+  type Acc = {
+    startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number
+    byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number>; marks: Record<string, number | null>
+    attributed: AttributedFill[]; paths: Array<{ tMs: number[]; midBps: number[] }>
+  }
   const acc = new Map<string, Acc>()
   const paidDays: number[] = []
   const botUsers = new Set<string>()
+  // Each market's last trade (YES bps): the history keeps none here (seeded to skip every record, to save memory).
+  const lastTradeBps = new Map<string, number>()
   let current: JournalRecord | null = null
   x.onApply((_r, result) => {
     if (result.paid !== undefined) paidDays.push(result.paid.day)
@@ -159,11 +171,12 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
       acc.set(cmd.user, {
         startSec: current!.tsSec, markets: [...cmd.marketIds], strategy: { ...cmd.strategy }, balanceMicro: (a?.availableMicro ?? 0) + (a?.lockedMicro ?? 0),
         fills: 0, filled: 0, rebates: 0, byMarket: Object.fromEntries(cmd.marketIds.map((m) => [m, { cashMicro: 0, yes: 0, no: 0 }])), rewards: {},
-        marks: Object.fromEntries(cmd.marketIds.map((m) => [m, null]))
+        marks: Object.fromEntries(cmd.marketIds.map((m) => [m, null])), attributed: [], paths: cmd.marketIds.map(() => ({ tMs: [], midBps: [] }))
       })
     }
     for (const ev of result.events as ReadonlyArray<EngineEvent>) {
       if (ev.type === "fill") {
+        lastTradeBps.set(ev.marketId, ev.yesPriceBps)
         for (const [user, side, outcome, priceBps, rebate] of [
           [ev.makerUser, ev.makerSide, ev.makerOutcome, ev.makerPriceBps, ev.makerRebateMicro],
           [ev.takerUser, ev.takerSide, ev.takerOutcome, ev.takerPriceBps, 0]
@@ -173,6 +186,11 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
           if (s === undefined || m === undefined) continue
           s.fills++
           s.filled += ev.size
+          // The mid before this record: the path's last point, set after the record before it.
+          s.attributed.push({
+            tMs: current!.tsSec * 1000, market: s.markets.indexOf(ev.marketId), side, outcome, yesPriceBps: outcome === "yes" ? priceBps : 10_000 - priceBps,
+            size: ev.size, cause: "trade", midBeforeBps: s.paths[s.markets.indexOf(ev.marketId)]!.midBps.at(-1) ?? null
+          })
           s.rebates += rebate
           const notional = ev.size * priceBps * 100
           m.cashMicro += side === "buy" ? -notional : notional
@@ -195,13 +213,21 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
         const bid = m === undefined ? -1 : othersBest(m.bids, user)
         const ask = m === undefined ? -1 : othersBest(m.asks, user)
         if (bid >= 0 && ask >= 0) s.marks[id] = (bid + ask) / 2
+        // The attribution's mid is the one the bot quotes around (src/service/lp-bot-market.ts): the others' mid, else the last trade's price.
+        const mid = bid >= 0 && ask >= 0 ? (bid + ask) / 2 : (lastTradeBps.get(id) ?? null)
+        const path = s.paths[s.markets.indexOf(id)]!
+        if (mid !== null && path.midBps.at(-1) !== mid) {
+          path.tMs.push(r.tsSec * 1000)
+          path.midBps.push(mid)
+        }
       }
     }
   }
   return [...acc.entries()].map(([user, s]) => ({
     agent: byUser.get(user)!, user, startSec: s.startSec, markets: s.markets, strategy: s.strategy, balanceMicro: s.balanceMicro,
     fills: s.fills, filledContracts: s.filled, rebatesMicro: s.rebates, byMarket: s.byMarket, rewardsByDay: s.rewards, paidDays, liveMarksBps: s.marks,
-    botsAheadInPass: [...botUsers].filter((u) => u < user).length
+    botsAheadInPass: [...botUsers].filter((u) => u < user).length,
+    attribution: { fills: s.attributed, midPaths: s.paths, endMs: (records.at(-1)?.tsSec ?? 0) * 1000 }
   }))
 }
 
@@ -269,7 +295,9 @@ export const backtestBot = async (
   const { dataset: bookOnly } = await loadTape(tape.dir, null, "none")
   // Rewards are summed over the days the service paid; a day the backtest did not pay adds nothing to it, and is flagged below.
   const servicePaid = [...new Set(realised.paidDays)].sort((a, b) => a - b)
-  const run = (data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel, model: ResponseModel | null, spec: IntervalSpec | null = null): { result: ModelResult; marks: Map<string, number | null>; paidDays: number[]; interval: RunInterval | null } => {
+  const run = (
+    data: Dataset, tapeMeta: TapeMeta, queue: BookModel, lat: LatencyModel, model: ResponseModel | null, spec: IntervalSpec | null = null
+  ): { result: ModelResult; marks: Map<string, number | null>; paidDays: number[]; interval: RunInterval | null; attribution: PnlAttribution } => {
     const config = botBacktestConfig(seed, realised, tapeMeta, queue, lat, model)
     const main = runBacktest(data, config)
     const { report } = spec === null ? main : withInterval(data, config, main, spec)
@@ -278,6 +306,7 @@ export const backtestBot = async (
       marks: new Map(ours.map((m) => [m.market_id, m.mark_bps])),
       paidDays: report.rewardDays.map((d) => d.day),
       interval: report.interval === null ? null : runIntervalOf(report.interval),
+      attribution: report.stats.pnl_attribution,
       result: {
         queue, latency: lat.name,
         fills: ours.reduce((s, m) => s + m.fills, 0),
@@ -292,7 +321,7 @@ export const backtestBot = async (
     }
   }
   const results: ModelResult[] = []
-  let headline: { marks: Map<string, number | null>; paidDays: number[]; interval: RunInterval | null } | null = null
+  let headline: { marks: Map<string, number | null>; paidDays: number[]; interval: RunInterval | null; attribution: PnlAttribution } | null = null
   for (const queue of QUEUE_MODELS) {
     for (const lat of LATENCY_MODELS) {
       const isHeadline = queue === HEADLINE.queue && lat.name === HEADLINE.latency
@@ -316,11 +345,13 @@ export const backtestBot = async (
   let replay: ModelResult | null = null
   let replayRealisedTradingPnlMicro: number | null = null
   let replayMarks: Map<string, number | null> | null = null
+  let replayAttribution: PnlAttribution | null = null
   if (replayDir !== null) {
     const live = await loadTape(replayDir, null, "flow")
     const r = run(live.dataset, live.meta, "flow", LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!, null)
     replay = r.result
     replayMarks = r.marks
+    replayAttribution = r.attribution
     // The replay is judged at its own final marks (the live market's as the backtester reads the live tape).
     replayRealisedTradingPnlMicro = realisedTradingPnlAt(realised, r.marks)
   }
@@ -331,8 +362,15 @@ export const backtestBot = async (
     backtests: results, replay, replayRealisedTradingPnlMicro,
     tape: tape.dir, tapeTrades: tape.trades, tapeSnapshots: tape.snapshots, rewardDays,
     rewardDaysOneSide: { realisedOnly: servicePaid.filter((d) => !backtestPaid.includes(d)), backtestOnly: backtestPaid.filter((d) => !servicePaid.includes(d)) },
-    interval: headline!.interval
+    interval: headline!.interval,
+    attribution: { realised: realisedAttribution(realised, realisedSide.tradingPnlMicro), backtest: headline!.attribution, replay: replayAttribution }
   }
+}
+
+/** The live bot's trading PnL (at the live market's marks) split as a backtest's is, on the others' mid. */
+export const realisedAttribution = (realised: Realised, tradingPnlMicro: number): PnlAttribution => {
+  const a = realised.attribution
+  return attribute(a.fills, (m, tMs) => midAt(a.midPaths[m]!, tMs, false), a.endMs, tradingPnlMicro)
 }
 
 /** The median of the values that have a ratio: NaN (0/0) is left out; +Infinity (x/0) is kept, as the largest. */
@@ -406,6 +444,8 @@ export interface FidelitySummary extends PerRunFigures {
   readonly target: { readonly ratio: readonly [number, number]; readonly pnl_diff_usdc: number }
   /** The share of bot-runs whose realised trading PnL (at the live market's marks) and fills fell inside their headline backtest's interval. */
   readonly coverage: Coverage
+  /** The headline model's trading PnL split, summed over bot-runs: realised, backtest, replay (null where none ran). */
+  readonly pnl_attribution: { readonly realised: PnlAttribution | null; readonly backtest: PnlAttribution | null; readonly replay: PnlAttribution | null }
   readonly runs: ReadonlyArray<BotRun>
 }
 
@@ -441,7 +481,18 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
     },
     target: { ratio: [0.8, 1.25], pnl_diff_usdc: 10 },
     coverage: coverageOf(runs.map((r) => ({ realised: r.realised, realisedTradingPnlAtCounterfactualMarksMicro: r.realisedTradingPnlAtCounterfactualMarksMicro, interval: r.interval ?? null }))),
+    pnl_attribution: pooledAttributions(runs),
     runs
+  }
+}
+
+const pooledAttributions = (runs: ReadonlyArray<BotRun>): FidelitySummary["pnl_attribution"] => {
+  const with_ = runs.flatMap((r) => (r.attribution === undefined ? [] : [r.attribution]))
+  const replays = with_.flatMap((a) => (a.replay === null ? [] : [a.replay]))
+  return {
+    realised: with_.length === 0 ? null : poolAttribution(with_.map((a) => a.realised)),
+    backtest: with_.length === 0 ? null : poolAttribution(with_.map((a) => a.backtest)),
+    replay: replays.length === 0 ? null : poolAttribution(replays)
   }
 }
 

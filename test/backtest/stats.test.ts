@@ -141,6 +141,13 @@ describe("returns and drawdown", () => {
       expect(m.quoted_two_sided_pct).toBeLessThanOrEqual(100)
     }
     expect(Math.max(...r.stats.markets.map((m) => m.quoted_two_sided_pct))).toBeGreaterThan(50)
+    // The PnL split covers every fill and adds up to the trading PnL; the edge is the fills' own (each priced against a mid).
+    const a = r.stats.pnl_attribution
+    expect([a.fills, a.contracts]).toEqual([r.summary.fills, r.summary.filled_contracts])
+    expect(a.edge_micro + a.inventory_micro).toBe(r.summary.trading_pnl_micro)
+    expect(a.unmarked_fills).toBeLessThan(a.fills)
+    expect(a.edge_micro).not.toBe(0)
+    expect(formatSummary(r)).toContain(`trading PnL split`)
   })
 })
 

@@ -50,7 +50,7 @@ const tape = (): Tape => {
 const realised = (over: Partial<Realised> = {}): Realised => ({
   agent: "lp_bot-0-0", user: "u", startSec: FROM + 10, markets: [M], strategy: { mode: "simple", capital_micro_usdc: 1_000_000_000, preset: "balanced" },
   balanceMicro: 1_000_000_000, fills: 3, filledContracts: 15, rebatesMicro: 7, byMarket: { [M]: { cashMicro: -2_000_000, yes: 10, no: 0 } },
-  rewardsByDay: {}, paidDays: [DAY_BEFORE], liveMarksBps: { [M]: 6000 }, botsAheadInPass: 0, ...over
+  rewardsByDay: {}, paidDays: [DAY_BEFORE], liveMarksBps: { [M]: 6000 }, botsAheadInPass: 0, attribution: { fills: [], midPaths: [{ tMs: [], midBps: [] }], endMs: TO * 1000 }, ...over
 })
 
 let dir = ""

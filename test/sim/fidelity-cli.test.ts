@@ -16,6 +16,7 @@ interface RunJson {
   realised: SideJson; realisedTradingPnlAtCounterfactualMarksMicro: number; backtests: Array<SideJson & { queue: string; latency: string }>
   rewardDays: number[]; rewardDaysOneSide: { realisedOnly: number[]; backtestOnly: number[] }
   interval: { pnl_usdc: [number, number]; fills: [number, number]; level: number; draws: number; resamples: number; block_sec: number }
+  attribution?: Record<"realised" | "backtest", { fills: number; edge_micro: number; inventory_micro: number }>
 }
 
 /** The median as the output carries it: 0/0 (NaN) left out, x/0 kept as +∞, which JSON writes as null. */
@@ -94,10 +95,17 @@ describe("npm run fidelity -- --json", () => {
       const agree = signed.filter((p) => Math.sign(p.r.tradingPnlMicro) === Math.sign(p.b.tradingPnlMicro)).length
       expect(s.sign_agreement).toEqual({ share: signed.length === 0 ? null : agree / signed.length, agree, rated: signed.length, excluded_both_zero: 3 - signed.length })
 
+      // The PnL split of each run adds up to its trading PnL on both sides, and the pooled split is the runs' sum.
+      for (const [side, pnl] of [["realised", (r: RunJson) => r.realised.tradingPnlMicro], ["backtest", (r: RunJson) => r.backtests.find((m) => m.queue === s.headline.queue && m.latency === s.headline.latency)!.tradingPnlMicro]] as const) {
+        for (const r of runs) expect(r.attribution![side].edge_micro + r.attribution![side].inventory_micro).toBe(pnl(r))
+        expect(s.pnl_attribution[side].edge_micro).toBe(runs.reduce((t, r) => t + r.attribution![side].edge_micro, 0))
+        expect(s.pnl_attribution[side].fills).toBe(side === "realised" ? sum("r", "fills") : sum("b", "fills"))
+      }
       // The existing fields stay.
       for (const k of ["scenario", "seeds", "snapshot_interval_sec", "headline", "median_ratio", "median_pnl_diff_usdc", "by_model", "replay", "target", "runs"]) expect(s).toHaveProperty(k)
 
       const txt = readFileSync(join(out, "fidelity.txt"), "utf8")
+      expect(txt).toMatch(/^ {4}realised {2}edge [+-]\d+\.\d\d, inventory [+-]\d+\.\d\d \(first 60 s [+-]\d+\.\d\d\)/m)
       const c = s.per_run_in_band.counts
       expect(txt).toContain(`ratio in 0.8–1.25: fills ${c.fills.in_band}/${c.fills.rated}`)
       expect(txt).toContain(`contracts ${c.filled_contracts.in_band}/${c.filled_contracts.rated}`)

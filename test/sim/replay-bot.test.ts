@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { loadTape } from "../../sim/backtest/load.ts"
 import { runBacktest } from "../../sim/backtest/runner.ts"
-import { botBacktestConfig, LATENCY_MODELS, realisedOf, realisedTradingPnlAt, userOfAgent } from "../../sim/fidelity/fidelity.ts"
+import { botBacktestConfig, LATENCY_MODELS, realisedAttribution, realisedOf, realisedTradingPnlAt, userOfAgent } from "../../sim/fidelity/fidelity.ts"
 import { runScenario } from "../../sim/scenario/run.ts"
 import { loadScenario } from "../../sim/scenario/scenario.ts"
 import { writeRunTape } from "../../sim/scenario/tape.ts"
@@ -64,5 +64,10 @@ describe.each([
     // marks the exact replay ends on: the fidelity headline values the realised holdings at them.
     expect(new Map(Object.entries(realised!.liveMarksBps))).toEqual(marks)
     expect(realisedTradingPnlAt(realised!, new Map(Object.entries(realised!.liveMarksBps)))).toBe(realisedTradingPnlAt(realised!, marks))
+    // The same fills against the same mids: the PnL split the same way on both sides (edge at the fills, inventory after them).
+    const split = realisedAttribution(realised!, realisedTradingPnlAt(realised!, marks))
+    expect(split.fills).toBe(realised!.fills)
+    expect(split.edge_micro + split.inventory_micro).toBe(report.summary.trading_pnl_micro)
+    expect({ ...split, by_cause: undefined }).toEqual({ ...report.stats.pnl_attribution, by_cause: undefined })
   }, 180_000)
 })
