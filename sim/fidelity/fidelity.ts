@@ -146,16 +146,56 @@ const BOT_KIND = "lp_bot"
 /** The LP-bot agents of a scenario, by name. */
 export const botAgents = (scenario: Scenario): string[] => agentNames(scenario).filter((n) => n.startsWith(`${BOT_KIND}-`))
 
+/** One bot's running account while the journal is replayed (realisedOf). */
+type Acc = {
+  startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number
+  byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number>; marks: Record<string, number | null>
+  attributed: AttributedFill[]; paths: Array<{ tMs: number[]; midBps: number[] }>
+}
+
+/** One side of a fill, if it is a tracked bot's: its cash, holdings, rebate and the fill as the attribution reads it (the mid before: the path's last point). */
+const accountFill = (s: Acc, ev: Extract<EngineEvent, { type: "fill" }>, tsSec: number, side: "buy" | "sell", outcome: "yes" | "no", priceBps: number, rebate: number): void => {
+  const m = s.byMarket[ev.marketId]
+  if (m === undefined) return
+  const idx = s.markets.indexOf(ev.marketId)
+  s.fills++
+  s.filled += ev.size
+  s.attributed.push({
+    tMs: tsSec * 1000, market: idx, side, outcome, yesPriceBps: outcome === "yes" ? priceBps : 10_000 - priceBps, size: ev.size, cause: "trade",
+    midBeforeBps: s.paths[idx]!.midBps.at(-1) ?? null
+  })
+  s.rebates += rebate
+  const notional = ev.size * priceBps * 100
+  m.cashMicro += side === "buy" ? -notional : notional
+  if (outcome === "yes") m.yes += side === "buy" ? ev.size : -ev.size
+  else m.no += side === "buy" ? ev.size : -ev.size
+}
+
+/**
+ * After a record: the others' mid per market of the bot, kept while both sides have one (the mark
+ * the run ends on), and the attribution's mid path: the mid the bot quotes around
+ * (src/service/lp-bot-market.ts), the others' mid, else the last trade's price.
+ */
+const trackMids = (x: Exchange, user: string, s: Acc, tsSec: number, lastTradeBps: ReadonlyMap<string, number>): void => {
+  for (const id of s.markets) {
+    const m = x.engine.markets.get(id)
+    const bid = m === undefined ? -1 : othersBest(m.bids, user)
+    const ask = m === undefined ? -1 : othersBest(m.asks, user)
+    if (bid >= 0 && ask >= 0) s.marks[id] = (bid + ask) / 2
+    const mid = bid >= 0 && ask >= 0 ? (bid + ask) / 2 : (lastTradeBps.get(id) ?? null)
+    const path = s.paths[s.markets.indexOf(id)]!
+    if (mid !== null && path.midBps.at(-1) !== mid) {
+      path.tMs.push(tsSec * 1000)
+      path.midBps.push(mid)
+    }
+  }
+}
+
 /** Each named bot's realised outcome, replaying the live run's journal. */
 export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: ReadonlyArray<{ agent: string; user: string }>): Realised[] => {
   const x = new Exchange(() => 0, memoryJournal())
   x.history.seed([], Number.POSITIVE_INFINITY)
   const byUser = new Map(bots.map((b) => [b.user, b.agent]))
-  type Acc = {
-    startSec: number; markets: string[]; strategy: Record<string, string | number>; balanceMicro: number; fills: number; filled: number; rebates: number
-    byMarket: Record<string, { cashMicro: number; yes: number; no: number }>; rewards: Record<string, number>; marks: Record<string, number | null>
-    attributed: AttributedFill[]; paths: Array<{ tMs: number[]; midBps: number[] }>
-  }
   const acc = new Map<string, Acc>()
   const paidDays: number[] = []
   const botUsers = new Set<string>()
@@ -182,20 +222,7 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
           [ev.takerUser, ev.takerSide, ev.takerOutcome, ev.takerPriceBps, 0]
         ] as const) {
           const s = acc.get(user)
-          const m = s?.byMarket[ev.marketId]
-          if (s === undefined || m === undefined) continue
-          s.fills++
-          s.filled += ev.size
-          // The mid before this record: the path's last point, set after the record before it.
-          s.attributed.push({
-            tMs: current!.tsSec * 1000, market: s.markets.indexOf(ev.marketId), side, outcome, yesPriceBps: outcome === "yes" ? priceBps : 10_000 - priceBps,
-            size: ev.size, cause: "trade", midBeforeBps: s.paths[s.markets.indexOf(ev.marketId)]!.midBps.at(-1) ?? null
-          })
-          s.rebates += rebate
-          const notional = ev.size * priceBps * 100
-          m.cashMicro += side === "buy" ? -notional : notional
-          if (outcome === "yes") m.yes += side === "buy" ? ev.size : -ev.size
-          else m.no += side === "buy" ? ev.size : -ev.size
+          if (s !== undefined) accountFill(s, ev, current!.tsSec, side, outcome, priceBps, rebate)
         }
       } else if (ev.type === "credited" && ev.ref.startsWith("rewards:")) {
         const s = acc.get(ev.user)
@@ -206,22 +233,7 @@ export const realisedOf = (records: ReadonlyArray<JournalRecord>, bots: Readonly
   for (const r of records) {
     current = r
     x.apply(r)
-    // The others' mid after every record, kept while both sides have one: the mark the run ends on.
-    for (const [user, s] of acc) {
-      for (const id of s.markets) {
-        const m = x.engine.markets.get(id)
-        const bid = m === undefined ? -1 : othersBest(m.bids, user)
-        const ask = m === undefined ? -1 : othersBest(m.asks, user)
-        if (bid >= 0 && ask >= 0) s.marks[id] = (bid + ask) / 2
-        // The attribution's mid is the one the bot quotes around (src/service/lp-bot-market.ts): the others' mid, else the last trade's price.
-        const mid = bid >= 0 && ask >= 0 ? (bid + ask) / 2 : (lastTradeBps.get(id) ?? null)
-        const path = s.paths[s.markets.indexOf(id)]!
-        if (mid !== null && path.midBps.at(-1) !== mid) {
-          path.tMs.push(r.tsSec * 1000)
-          path.midBps.push(mid)
-        }
-      }
-    }
+    for (const [user, s] of acc) trackMids(x, user, s, r.tsSec, lastTradeBps)
   }
   return [...acc.entries()].map(([user, s]) => ({
     agent: byUser.get(user)!, user, startSec: s.startSec, markets: s.markets, strategy: s.strategy, balanceMicro: s.balanceMicro,
