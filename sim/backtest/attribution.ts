@@ -9,6 +9,9 @@ import type { FillRow } from "./report.ts"
 /** The horizon of the markout the attribution shows apart. */
 export const ATTRIBUTION_MARKOUT_SEC = 60
 
+/** +1 when the fill added YES exposure (bought YES or sold NO), −1 otherwise. */
+export const yesDirection = (f: Pick<FillRow, "side" | "outcome">): number => ((f.side === "buy") === (f.outcome === "yes") ? 1 : -1)
+
 /** One fill as the attribution reads it; `midBeforeBps` is the mid (YES bps) just before it, null if none was known. */
 export interface AttributedFill {
   readonly tMs: number
@@ -58,7 +61,7 @@ export const attribute = (
       unmarked++
       continue
     }
-    const dir = (f.side === "buy") === (f.outcome === "yes") ? 1 : -1
+    const dir = yesDirection(f)
     // 1 bps of a contract is 100 micro-USDC (a contract pays 1 USDC = 10,000 bps).
     a.edge += dir * (f.midBeforeBps - f.yesPriceBps) * f.size * 100
     const later = midAt(f.market, Math.min(f.tMs + ATTRIBUTION_MARKOUT_SEC * 1000, endMs))

@@ -2,7 +2,7 @@
 // return, annualised Sharpe and Sortino of hourly returns (from 30 of them), the worst drawdown and how long it
 // lasted, turnover, inventory, time quoted two-sided, fill markouts, rewards share per day.
 // Pure functions of their inputs (tests check them against hand-computed cases).
-import { attribute, type PnlAttribution } from "./attribution.ts"
+import { attribute, type PnlAttribution, yesDirection } from "./attribution.ts"
 import type { FillRow, Series } from "./report.ts"
 import type { RewardDay } from "./rewards.ts"
 
@@ -141,8 +141,7 @@ export const midAt = (p: MidPath, tMs: number, before: boolean): number | null =
   return lo === 0 ? null : p.midBps[lo - 1]!
 }
 
-/** +1 when the fill added YES exposure (bought YES or sold NO), −1 otherwise. */
-export const yesDirection = (f: Pick<FillRow, "side" | "outcome">): number => ((f.side === "buy") === (f.outcome === "yes") ? 1 : -1)
+export { yesDirection }
 
 /**
  * Each fill's markouts, YES bps per horizon: side × (mid at fill time + horizon − the mid just
