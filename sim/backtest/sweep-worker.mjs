@@ -1,6 +1,6 @@
-// Worker entry for sweeps. On Node 20 a worker's `execArgv: ["--import", "tsx"]` does not
-// reach the worker's own entry module, so the TypeScript loader is registered here first.
-import { register } from "tsx/esm/api"
+// A worker thread's entry: worker threads start without the parent's way of loading TypeScript,
+// so this loads the TypeScript worker from its bundle (scripts/ts-bundle.mjs).
+import { fileURLToPath } from "node:url"
+import { bundled } from "../../scripts/ts-bundle.mjs"
 
-register()
-await import("./sweep-worker.ts")
+await import(await bundled(fileURLToPath(new URL("./sweep-worker.ts", import.meta.url))))

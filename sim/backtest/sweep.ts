@@ -143,7 +143,7 @@ export const runSweep = async (
         }
       }
       for (let i = 0; i < poolSize; i++) {
-        const w = new Worker(new URL("./sweep-worker.mjs", import.meta.url), { workerData: { dataset: shared }, execArgv: ["--import", "tsx"] })
+        const w = new Worker(new URL("./sweep-worker.mjs", import.meta.url), { workerData: { dataset: shared } })
         pool.push(w)
         w.on("message", (reply: Reply) => {
           if ("error" in reply) return stop(new Error(`sweep combination ${reply.id + 1}: ${reply.error}`))

@@ -1,5 +1,6 @@
-// Worker threads do not inherit the parent's tsx loader: register it, then load the TypeScript worker.
-import { register } from "tsx/esm/api"
+// A worker thread's entry: worker threads start without the parent's way of loading TypeScript,
+// so this loads the TypeScript worker from its bundle (scripts/ts-bundle.mjs).
+import { fileURLToPath } from "node:url"
+import { bundled } from "../../scripts/ts-bundle.mjs"
 
-register()
-await import("./sweep-worker.ts")
+await import(await bundled(fileURLToPath(new URL("./sweep-worker.ts", import.meta.url))))

@@ -12,7 +12,7 @@ import { runProcess, type ProcessResult } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const cli = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-  runProcess(process.execPath, ["--import", "tsx", "sim/backtest/cli.ts", ...args], { cwd: root, timeoutMs: 120_000 })
+  runProcess(process.execPath, ["scripts/run-ts.mjs", "sim/backtest/cli.ts", ...args], { cwd: root, timeoutMs: 120_000 })
 
 const T0 = 1_767_398_400 // 2026-01-03T00:00:00Z
 const BUNCHED = T0 + 150 // 2026-01-03T00:02:30Z

@@ -10,7 +10,7 @@ import { runProcess, type ProcessResult } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const cli = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-  runProcess(process.execPath, ["--import", "tsx", "sim/backtest/cli.ts", ...args], { cwd: root, timeoutMs: 60_000 })
+  runProcess(process.execPath, ["scripts/run-ts.mjs", "sim/backtest/cli.ts", ...args], { cwd: root, timeoutMs: 60_000 })
 
 describe("backtest CLI", () => {
   it("runs the shipped sample with no data flags and writes the report, DuckDB file and HTML page", async () => {

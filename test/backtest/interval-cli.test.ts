@@ -9,7 +9,7 @@ import { runProcess, type ProcessResult } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const cli = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-  runProcess(process.execPath, ["--import", "tsx", "sim/backtest/cli.ts", ...args], { cwd: root, timeoutMs: 120_000 })
+  runProcess(process.execPath, ["scripts/run-ts.mjs", "sim/backtest/cli.ts", ...args], { cwd: root, timeoutMs: 120_000 })
 
 describe("backtest CLI interval", () => {
   it("--json carries the interval, with how it was made; the summary on stderr shows it", async () => {

@@ -81,7 +81,7 @@ describe("fit-response: the arrival rate by edge, from a tape alone", () => {
 
 const cli = async (args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> => {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "sim/backtest/cli.ts", ...args], { cwd: ROOT, encoding: "utf8" })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["scripts/run-ts.mjs", "sim/backtest/cli.ts", ...args], { cwd: ROOT, encoding: "utf8" })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const x = err as { code: number; stdout: string; stderr: string }

@@ -17,7 +17,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 const cli = async (args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> => {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "sim/backtest/cli.ts", ...args], { cwd: ROOT, encoding: "utf8" })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["scripts/run-ts.mjs", "sim/backtest/cli.ts", ...args], { cwd: ROOT, encoding: "utf8" })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }

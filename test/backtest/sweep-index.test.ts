@@ -120,7 +120,7 @@ describe("--heatmap", () => {
 describe("npm run backtest -- --sweep", () => {
   it("writes the index with its heatmap and each run's page, and says where", async () => {
     const dir = mkdtempSync(join(tmpdir(), "backtest-sweep-cli-"))
-    const r = await runProcess(process.execPath, ["--import", "tsx", "sim/backtest/cli.ts", "--synthetic", "3000", "--sweep", "spread=100,300", "--heatmap", "fills", "--out", dir], {
+    const r = await runProcess(process.execPath, ["scripts/run-ts.mjs", "sim/backtest/cli.ts", "--synthetic", "3000", "--sweep", "spread=100,300", "--heatmap", "fills", "--out", dir], {
       cwd: join(import.meta.dirname, "..", ".."), timeoutMs: 60_000
     })
     expect(r.status).toBe(0)

@@ -15,7 +15,7 @@ import { type ProcessResult, runProcess } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const cli = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-  runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/backtest/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
+  runProcess(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/backtest/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
 
 // 150,000 synthetic trades: the dataset is about 700 KiB serialized, so it goes in two parts.
 const SWEEP = ["--synthetic", "150000", "--seed", "3", "--queue", "prob", "--sweep", "spread=100,300"]

@@ -1,6 +1,7 @@
 // The embedded Anvil process: start on a free or given port, answer JSON-RPC at once, stop by PID.
 import { afterAll, describe, expect, it } from "vitest"
-import { type Anvil, anvilBinary, freePort, processAlive, startAnvil } from "../../src/chain/anvil.ts"
+import { type Anvil, anvilBinary, processAlive, startAnvil } from "../../src/chain/anvil.ts"
+import { freePort } from "../support/free-port.ts"
 import { DEPOSIT_CHAIN_ID } from "../../src/chain/chain.ts"
 import { anvilProcessesOn } from "../support/anvil-chain.ts"
 

@@ -20,7 +20,8 @@ import { keyFromLabel } from "../../src/client/keys.ts"
 import { openJetStreamLog } from "../../src/cluster/jetstream-log.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
 import { type ClusterEnv, clusterEnv, holdersByTerm, readWholeLog, replay, type RoleProcess, spawnRole, stopRole } from "../support/cluster-procs.ts"
-import { freePort, type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
+import { freePort } from "../support/free-port.ts"
+import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
 import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy.ts"
 
 const MINTED = 100_000_000n

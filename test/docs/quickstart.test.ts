@@ -6,11 +6,11 @@
 // exported variables carried to the next block; ts blocks run with `node --import tsx` from out/,
 // their `./src/` imports re-pointed. Each block's output is checked.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { anvilProcessesOn } from "../support/anvil-chain.ts"
+import { freePort } from "../support/free-port.ts"
 import { type ChildServer, startChildServer } from "../support/child-server.ts"
 import { runProcess } from "../support/run-process.ts"
 
@@ -35,16 +35,6 @@ export const quickstartBlocks = (doc: string): Block[] => {
   }
   return blocks
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once("error", reject)
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
 
 const baseEnv = (): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = {}
@@ -115,7 +105,7 @@ describe("docs/quickstart.md", () => {
     // 1. `npm start` with the page's variables, as the process that script runs.
     const start = /^((?:[A-Z_]+=\S+ )*)npm start$/.exec(blocks[0]!.code.trim())
     expect(start, blocks[0]!.code).not.toBeNull()
-    expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start).toMatch(/--import tsx src\/main\.ts$/)
+    expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start).toMatch(/scripts\/run-ts\.mjs src\/main\.ts$/)
     const docEnv = Object.fromEntries(start![1]!.trim().split(/\s+/).filter((s) => s !== "").map((kv) => kv.split("=") as [string, string]))
     expect(docEnv.CHAIN_PORT).toBe("8545")
     const dataDir = mkdtempSync(join(tmpdir(), "twinbook-quickstart-"))

@@ -30,7 +30,7 @@ const start = (
   stderr: "pipe" | number,
   prefix = ""
 ): Promise<{ url: string; child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> => {
-  const child = spawn("bash", ["-c", `${prefix}exec "${process.execPath}" --import tsx src/main.ts`], { cwd: ROOT, env: envFor(dataDir), stdio: ["ignore", "pipe", stderr] })
+  const child = spawn("bash", ["-c", `${prefix}exec "${process.execPath}" scripts/run-ts.mjs src/main.ts`], { cwd: ROOT, env: envFor(dataDir), stdio: ["ignore", "pipe", stderr] })
   children.push(child)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
   let out = ""

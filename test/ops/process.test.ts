@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:net"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { freePort } from "../../src/chain/anvil.ts"
+import { freePort } from "../support/free-port.ts"
 import { acquireDataDirLock, DATA_DIR_IN_USE_EXIT, DataDirInUse, LOCK_FILE, processStart } from "../../src/store/data-dir-lock.ts"
 import { type ChildServer, startChildServer } from "../support/child-server.ts"
 import { runProcess } from "../support/run-process.ts"
@@ -42,7 +42,7 @@ const childEnv = (): Record<string, string> => {
 /** The service run to its end (a start that must be refused): spawn, not spawnSync. */
 const runToExit = (dataDir: string, env: Record<string, string> = {}) => {
   const base = childEnv()
-  return runProcess(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  return runProcess(process.execPath, ["scripts/run-ts.mjs", "src/main.ts"], {
     cwd: ROOT,
     env: { ...base, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, CHAIN: "off", WEB: "false", ADMIN_TOKEN: "proc-admin", VERIFY_WORKERS: "0", ...env },
     timeoutMs: 90_000
@@ -76,7 +76,7 @@ describe("the DATA_DIR lock (src/store/data-dir-lock.ts)", () => {
   it("is taken by `npm run rebuild-history` too: refused on a running service's DATA_DIR with the same message, run once it stops", async () => {
     const dataDir = tempDir("rebuild")
     const first = await boot(dataDir)
-    const rebuild = () => runProcess(process.execPath, ["--import", "tsx", "scripts/rebuild-history.ts"], { cwd: ROOT, env: { ...childEnv(), DATA_DIR: dataDir }, timeoutMs: 90_000 })
+    const rebuild = () => runProcess(process.execPath, ["scripts/run-ts.mjs", "scripts/rebuild-history.ts"], { cwd: ROOT, env: { ...childEnv(), DATA_DIR: dataDir }, timeoutMs: 90_000 })
     const refused = await rebuild()
     expect(refused.status).toBe(DATA_DIR_IN_USE_EXIT)
     expect(refused.stderr).toContain(`rebuild-history: DATA_DIR ${realpathSync(dataDir)} is in use by another twinbook service (pid ${first.pid}); stop it first`)

@@ -15,7 +15,7 @@ import { type ProcessResult, runProcess } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const sim = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-  runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
+  runProcess(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
 
 // A planted disk bug in the storage scenario, cut to a minute: the plant fails each seed in seconds.
 const SCENARIO = "scenarios/storage-chaos.json"

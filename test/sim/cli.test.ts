@@ -13,7 +13,7 @@ import { runProcess, type ProcessResult } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const sim = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-  runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", ...args], { cwd: root, timeoutMs: 120_000 })
+  runProcess(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/cli.ts", ...args], { cwd: root, timeoutMs: 120_000 })
 
 describe("--duration scales the expect bounds", () => {
   it("scales activity bounds by duration, rounding down, and leaves per-run bounds alone", () => {

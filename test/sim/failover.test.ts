@@ -256,7 +256,7 @@ describe("failover", () => {
     const root = join(import.meta.dirname, "..", "..")
     const cli = await runProcess(
       process.execPath,
-      ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", "scenarios/failover.json", "--seed", String(seed), "--duration", `${shortSec}s`, "--plant", "no-expected-position", "--no-log", "--json"],
+      ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/cli.ts", "scenarios/failover.json", "--seed", String(seed), "--duration", `${shortSec}s`, "--plant", "no-expected-position", "--no-log", "--json"],
       { cwd: root, timeoutMs: 170_000 }
     )
     expect(cli.status).toBe(1)
@@ -271,7 +271,7 @@ describe("failover", () => {
 
   it("the CLI refuses a planted log bug where it would change nothing: a scenario without a cluster block", async () => {
     const root = join(import.meta.dirname, "..", "..")
-    const sim = (args: string[]) => runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", ...args, "--no-log"], { cwd: root, timeoutMs: 120_000 })
+    const sim = (args: string[]) => runProcess(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/cli.ts", ...args, "--no-log"], { cwd: root, timeoutMs: 120_000 })
     const single = await sim(["scenarios/busy-day.json", "--seed", "1", "--plant", "no-expected-position"])
     expect(single.status).toBe(2)
     expect(single.stderr).toContain("--plant no-expected-position: busy-day has no cluster block to plant it in")

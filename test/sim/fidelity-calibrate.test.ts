@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dirname, "..", "..")
 
 const fidelity = async (args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> => {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/fidelity-cli.ts", ...args], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/fidelity-cli.ts", ...args], {
       cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024
     })
     return { code: 0, stdout, stderr }

@@ -34,7 +34,7 @@ describe("npm run fidelity -- --json", () => {
     try {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        ["--max-semi-space-size=64", "--import", "tsx", "sim/fidelity-cli.ts", "--seeds", "1", "--duration", "30m", "--workers", "2", "--out", out, "--json"],
+        ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/fidelity-cli.ts", "--seeds", "1", "--duration", "30m", "--workers", "2", "--out", out, "--json"],
         { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
       )
       const s = JSON.parse(stdout)

@@ -67,7 +67,7 @@ describe("fidelity summary", () => {
   })
 
   it("npm run fidelity refuses bad arguments with exit code 2", () => {
-    const r = spawnSync(process.execPath, ["--import", "tsx", "sim/fidelity-cli.ts", "--seeds", "x"], { cwd: join(import.meta.dirname, "..", ".."), encoding: "utf8" })
+    const r = spawnSync(process.execPath, ["scripts/run-ts.mjs", "sim/fidelity-cli.ts", "--seeds", "x"], { cwd: join(import.meta.dirname, "..", ".."), encoding: "utf8" })
     expect(r.status).toBe(2)
     expect(r.stderr).toMatch(/--seeds x: expected N\.\.M/)
   })

@@ -10,7 +10,7 @@ import { runProcess } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const hashes = (args: ReadonlyArray<string>) =>
-  runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "scripts/scenario-hashes.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 60_000 })
+  runProcess(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "scripts/scenario-hashes.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 60_000 })
 
 describe("npm run sim:hashes subsets", () => {
   it("--write refuses a subset (file names or --seeds) and leaves the recorded table as it was", async () => {

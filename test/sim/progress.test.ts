@@ -27,7 +27,7 @@ describe("run progress", () => {
   }, 120_000)
 
   it("the bar on a terminal reads 100% once, with the virtual seconds the summary prints", async () => {
-    const cmd = `${process.execPath} --max-semi-space-size=64 --import tsx sim/cli.ts scenarios/deposit-then-trade.json --duration 60s --no-log`
+    const cmd = `${process.execPath} --max-semi-space-size=64 scripts/run-ts.mjs sim/cli.ts scenarios/deposit-then-trade.json --duration 60s --no-log`
     const r = await runProcess("script", ["-qec", cmd, "/dev/null"], { cwd: root, env: childEnv(), timeoutMs: 120_000 })
     expect(r.status, r.stdout).toBe(0)
     const frames = [...r.stdout.matchAll(/\] (\d+)% ([\d,]+) s virtual eta/g)].map((m) => ({ percent: Number(m[1]), virtualSec: Number(m[2]!.replaceAll(",", "")) }))

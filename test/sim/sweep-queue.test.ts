@@ -22,7 +22,7 @@ import { type ProcessResult, runProcess } from "../support/run-process.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const sim = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-  runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 600_000 })
+  runProcess(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/cli.ts", ...args], { cwd: root, env: childEnv(), timeoutMs: 600_000 })
 
 // The fastest shipped scenario, long enough that a job is still running when its worker is killed.
 const SWEEP = ["scenarios/deposit-then-trade.json", "--duration", "30m", "--seeds", "1..4"]
@@ -214,7 +214,7 @@ describe("a work queue nobody answers", () => {
   it("the caller, the worker and the backtester each say so in one line and exit 2", async () => {
     const url = `nats://127.0.0.1:${await closedPort()}`
     const node = (args: ReadonlyArray<string>): Promise<ProcessResult> =>
-      runProcess(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
+      runProcess(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", ...args], { cwd: root, env: childEnv(), timeoutMs: 240_000 })
     const [caller, lone, backtest] = await Promise.all([
       sim(["scenarios/deposit-then-trade.json", "--seeds", "1..2", "--no-log", "--queue", url]),
       node(["sim/worker-cli.ts", url]),

@@ -149,7 +149,7 @@ describe("the market tape", () => {
     expect(history.length).toBeGreaterThan(50)
     expect(history.some((t) => t.outcome === "no") && history.some((t) => t.side === "sell")).toBe(true)
     const out = join(dir, "exported")
-    const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "scripts", "export.ts"), "--format", "csv", "--out", out], { cwd: root, env: { ...process.env, DATA_DIR: dir }, encoding: "utf8" })
+    const r = spawnSync(process.execPath, ["scripts/run-ts.mjs", join(root, "scripts", "export.ts"), "--format", "csv", "--out", out], { cwd: root, env: { ...process.env, DATA_DIR: dir }, encoding: "utf8" })
     expect(r.stderr).toBe("")
     expect(r.status).toBe(0)
     expect(r.stdout).toMatch(/tape for npm run backtest -- --data .*exported\/tape/)

@@ -44,7 +44,7 @@ const startLimited = (dataDir: string, blocks: number): Promise<{ url: string; c
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "NODE_OPTIONS" && !k.startsWith("VITEST")) env[k] = v
   Object.assign(env, { PORT: "0", WEB: "false", HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "test", CHAIN: "off", ADMIN_TOKEN, DEV_CREDIT: "true", SNAPSHOT_INTERVAL_SEC: "0" })
-  const child = spawn("bash", ["-c", `trap "" XFSZ; ulimit -f ${blocks}; exec "${process.execPath}" --max-semi-space-size=64 --import tsx src/main.ts`], {
+  const child = spawn("bash", ["-c", `trap "" XFSZ; ulimit -f ${blocks}; exec "${process.execPath}" --max-semi-space-size=64 scripts/run-ts.mjs src/main.ts`], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"]

@@ -18,7 +18,7 @@ afterEach(temp.cleanup)
 
 const root = join(import.meta.dirname, "..", "..")
 const script = (name: string, args: string[], dataDir: string) => {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "scripts", name), ...args], {
+  const r = spawnSync(process.execPath, ["scripts/run-ts.mjs", join(root, "scripts", name), ...args], {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir },
     encoding: "utf8"

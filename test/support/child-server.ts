@@ -1,4 +1,4 @@
-// The real service as a child process (`node --import tsx src/main.ts`) on the
+// The real service as a child process (`node scripts/run-ts.mjs src/main.ts`, as `npm start`) on the
 // system clock, for tests that must kill it: PORT=0, the bound URL read from
 // its start-up lines (never a fixed sleep), stdout and stderr kept for failure
 // messages. Plus a fetch-like transport over node:http that can bind a chosen
@@ -42,7 +42,7 @@ export const startChildServer = (opts: ChildServerOptions): Promise<ChildServer>
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "NODE_OPTIONS" && !k.startsWith("VITEST")) env[k] = v
   // CHAIN=off: a SIGKILLed child would orphan its embedded Anvil; these tests need no chain.
   Object.assign(env, { PORT: "0", HOST: "127.0.0.1", DATA_DIR: opts.dataDir, NODE_ENV: "test", CHAIN: "off", WEB: "false" }, opts.env ?? {})
-  const child: ChildProcess = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "src/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "src/main.ts"], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

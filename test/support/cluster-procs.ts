@@ -1,4 +1,4 @@
-// twinbook's cluster roles as real processes (`ROLE=sequencer|gateway node --import tsx src/main.ts`)
+// twinbook's cluster roles as real processes (`ROLE=sequencer|gateway node scripts/run-ts.mjs src/main.ts`)
 // on a real NATS cluster (./nats-cluster.ts), for the failover tests (docs/cluster.md). Each
 // process keeps its stdout lines and its JSON log lines; tests wait for a line, never for time.
 import { type ChildProcess, spawn } from "node:child_process"
@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto"
 import { join } from "node:path"
 import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
 import type { ReplicatedLog, LogBatch } from "../../src/cluster/ports.ts"
-import { freePort } from "./nats-cluster.ts"
+import { freePort } from "./free-port.ts"
 
 const ROOT = join(import.meta.dirname, "..", "..")
 
@@ -64,7 +64,7 @@ export const spawnRole = async (role: "sequencer" | "gateway", name: string, c: 
     NODE_ENV: "test",
     ...extra
   })
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, ["scripts/run-ts.mjs", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
   const stdout: string[] = []
   const logs: Array<Record<string, unknown>> = []
   const waiters: Array<() => void> = []

@@ -5,7 +5,7 @@
 // and waits for it. The binary comes from scripts/nats-server.ts (pinned 2.10.27).
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
+import { freePort } from "./free-port.ts"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
@@ -35,17 +35,6 @@ export interface NatsCluster {
   connect(): Promise<NatsConnection>
   close(): Promise<void>
 }
-
-/** A free loopback port (bound and released: a race with another process is possible, never seen on loopback). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once("error", reject)
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port
-      srv.close(() => resolve(port))
-    })
-  })
 
 const configOf = (node: NatsNode, all: ReadonlyArray<NatsNode>, clusterName: string): string => {
   const routes = all.filter((n) => n !== node).map((n) => `nats-route://127.0.0.1:${n.clusterPort}`)

@@ -25,7 +25,7 @@ export const childEnv = (): NodeJS.ProcessEnv => {
 }
 
 export const startQueueWorker = (servers: string, extra: ReadonlyArray<string> = []): QueueWorker => {
-  const child: ChildProcess = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "sim/worker-cli.ts", servers, ...extra], {
+  const child: ChildProcess = spawn(process.execPath, ["--max-semi-space-size=64", "scripts/run-ts.mjs", "sim/worker-cli.ts", servers, ...extra], {
     cwd: ROOT,
     env: childEnv(),
     stdio: ["ignore", "pipe", "pipe"]

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { demoCatalog } from "../../fixtures/catalog.ts"
-import { ANVIL_KEYS, freePort } from "../../src/chain/anvil.ts"
+import { ANVIL_KEYS } from "../../src/chain/anvil.ts"
 import { makeDevFaucet } from "../../src/chain/faucet.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
@@ -62,9 +62,9 @@ export const startStand = async (opts: { lpTickMs?: number } = {}): Promise<Stan
   let web: WebServer | null = null
   let browser: Browser | null = null
   try {
-    const webPort = await freePort()
-    const origin = `http://127.0.0.1:${webPort}`
-    const cors = new Set([origin])
+    // The web server binds port 0 once the service runs, and its origin joins this allow-list then
+    // (the service reads the set on each request): a port chosen beforehand could be taken meanwhile.
+    const cors = new Set<string>()
     service = await startService({
       host: "127.0.0.1",
       port: 0,
@@ -90,7 +90,7 @@ export const startStand = async (opts: { lpTickMs?: number } = {}): Promise<Stan
     })
     web = await startWebServer({
       host: "127.0.0.1",
-      port: webPort,
+      port: 0,
       config: {
         api_url: service.http.url,
         ws_url: service.http.wsUrl,
@@ -101,6 +101,7 @@ export const startStand = async (opts: { lpTickMs?: number } = {}): Promise<Stan
         faucet: true
       }
     })
+    cors.add(web.url)
     browser = await launchChromium()
   } catch (err) {
     await browser?.close()
