@@ -1,5 +1,5 @@
 // A bounded seed sweep in CI: three more seeds of every shipped scenario, at CI length,
-// must keep every invariant. The CLI's worker-thread sweep is exercised on two seeds.
+// must keep every invariant and give three different journals. The CLI's worker-thread sweep is exercised on two seeds.
 import { describe, expect, it } from "vitest"
 import { runScenario } from "../../sim/scenario/run.ts"
 import { parseSeeds, runSweep } from "../../sim/sweep/sweep.ts"
@@ -9,11 +9,15 @@ const SEEDS = [101, 102, 103]
 
 describe("seed sweep", () => {
   for (const { scenario } of shippedScenarios()) {
-    it(`${scenario.name}: seeds ${SEEDS.join(", ")} keep every invariant`, async () => {
+    it(`${scenario.name}: seeds ${SEEDS.join(", ")} keep every invariant, each with a journal of its own`, async () => {
+      const hashes = new Set<string>()
       for (const seed of SEEDS) {
         const s = await runScenario(scenario, { seed, durationSec: ciDurationSec(scenario), expectations: false })
         expect(s.failures, `reproduce: npm run sim -- scenarios/${scenario.name}.json --seed ${seed} --duration ${ciDurationSec(scenario)}s`).toEqual([])
+        hashes.add(s.journalHash)
       }
+      // Another seed, another journal (the other half of determinism, beside test/sim/determinism.test.ts).
+      expect(hashes.size).toBe(SEEDS.length)
     }, 180_000)
   }
 
