@@ -7,14 +7,13 @@ export default defineConfig({
     // run at load 20 (issue 31, run 25), so a test fails only when it hangs, never when the machine is busy.
     testTimeout: 300_000,
     hookTimeout: 300_000,
-    // Three workers on CI's two cores: the cluster, browser and chain files spend most of their
-    // time waiting on other processes (NATS elections, a page, a block), and a third worker keeps
-    // the cores busy meanwhile (issue 35 item 6).
+    // Two workers for CI's two cores. A third (for the files that mostly wait on NATS, a page or a
+    // block) saved 7% in one run and starved the NATS processes into a 20 s failover (issue 31 run 32).
     pool: "forks",
     // Files share each worker's module graph instead of importing it again per file: importing
     // took 240–290 s of the suite's CPU (issue 35 item 6). Tests restore what they change
     // (process.env, timers); a test that starts a service starts its own.
     isolate: false,
-    poolOptions: { forks: { maxForks: 3, minForks: 1 } }
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
   }
 })
