@@ -2,9 +2,10 @@
 // this process alone. A file is left to `npm test` when its source starts another process, a
 // chain, a NATS cluster or a browser, or runs whole simulated scenarios; the rule reads each
 // file, so a new test lands on the right side without a list to keep.
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { defineConfig, mergeConfig } from "vitest/config"
+import { sourceFiles } from "./test/determinism/source-files.ts"
 import base from "./vitest.config.ts"
 
 /** What makes a test file slow: another process, a real chain, cluster or browser, a whole scenario. */
@@ -17,15 +18,10 @@ export const SLOW_MARKERS = [
   /\brunScenario\(|\brunSweep\(|\brunFidelity|\brunBotFidelity|scenarioHashes\(/
 ]
 
-const testFiles = (dir: string): string[] =>
-  readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n)
-    return statSync(p).isDirectory() ? testFiles(p) : n.endsWith(".test.ts") ? [p] : []
-  })
-
 const root = import.meta.dirname
 export const slowFiles = (): string[] =>
-  testFiles(join(root, "test"))
+  sourceFiles(join(root, "test"))
+    .filter((f) => f.endsWith(".test.ts"))
     .filter((f) => SLOW_MARKERS.some((re) => re.test(readFileSync(f, "utf8"))))
     .map((f) => relative(root, f))
 
