@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { LongestFirst } from "./test/suite/sequencer.ts"
 
 export default defineConfig({
   test: {
@@ -14,6 +15,8 @@ export default defineConfig({
     // took 240–290 s of the suite's CPU (issue 35 item 6). Tests restore what they change
     // (process.env, timers); a test that starts a service starts its own.
     isolate: false,
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // Longest files first, so the two workers end together (test/suite/sequencer.ts).
+    sequence: { sequencer: LongestFirst }
   }
 })

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { TAPE_FORMAT, type TapeMeta } from "../../src/store/tape.ts"
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api"
+import type { DuckDBConnection } from "@duckdb/node-api"
+import { duckdb } from "../../src/store/duckdb.ts"
 import { BacktestInputError, buildDataset, type Dataset, type LevelColumns, ORDER_TYPES, type OrderColumns, type TradeColumns } from "./dataset.ts"
 
 const MAX_SIZE = 100_000_000
@@ -343,7 +344,7 @@ export const loadDataset = async (
   // Validate the extensions before starting DuckDB, so the error names the file.
   for (const p of [tradesPath, ...extra]) sourceSql(p)
   for (const p of [tradesPath, ...extra]) checkFieldCounts(p)
-  const instance = await DuckDBInstance.create(":memory:")
+  const instance = await duckdb().DuckDBInstance.create(":memory:")
   const conn = await instance.connect()
   try {
     const trades = await readTrades(conn, tradesPath)

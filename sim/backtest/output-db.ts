@@ -3,7 +3,8 @@
 // A sweep writes `sweep` (one row per combination) instead.
 import { mkdirSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
-import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
+import { duckdb } from "../../src/store/duckdb.ts"
 import type { BacktestReport } from "./report.ts"
 import { MARKOUT_HORIZONS_SEC } from "./stats.ts"
 
@@ -48,7 +49,7 @@ const openFresh = async (path: string): Promise<{ instance: DuckDBInstance; conn
   mkdirSync(dirname(path), { recursive: true })
   rmSync(path, { force: true })
   rmSync(`${path}.wal`, { force: true })
-  const instance = await DuckDBInstance.create(path)
+  const instance = await duckdb().DuckDBInstance.create(path)
   return { instance, conn: await instance.connect() }
 }
 

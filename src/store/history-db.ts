@@ -13,7 +13,8 @@
 // journal (see `flush(throughSeq)`), so the store is never ahead of the journal.
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from "@duckdb/node-api"
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from "@duckdb/node-api"
+import { duckdb } from "./duckdb.ts"
 import type { FillEvent } from "../engine/types.ts"
 import type { JournalRecord } from "../service/commands.ts"
 import type { ApplyResult, Exchange } from "../service/exchange.ts"
@@ -204,7 +205,7 @@ export class HistoryStore {
   /** Opens (creating when absent) the store at `path`; drops rows an interrupted write left past `projected_seq`. */
   static async open(path: string, opts: { readOnly?: boolean } = {}): Promise<HistoryStore> {
     if (opts.readOnly !== true) mkdirSync(dirname(path), { recursive: true })
-    const instance = await DuckDBInstance.create(path, opts.readOnly === true ? { access_mode: "READ_ONLY" } : {})
+    const instance = await duckdb().DuckDBInstance.create(path, opts.readOnly === true ? { access_mode: "READ_ONLY" } : {})
     let conn: DuckDBConnection | null = null
     try {
       conn = await instance.connect()

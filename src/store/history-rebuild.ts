@@ -4,7 +4,8 @@
 // by start-up when the store cannot be trusted to line up with the snapshot.
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { DuckDBInstance } from "@duckdb/node-api"
+import type { DuckDBInstance } from "@duckdb/node-api"
+import { duckdb } from "./duckdb.ts"
 import { Exchange, type JournalSink } from "../service/exchange.ts"
 import { journalDir } from "./durable.ts"
 import { readJournal } from "./file-journal.ts"
@@ -36,7 +37,7 @@ export const assertHistoryNotInUse = async (path: string): Promise<void> => {
   if (!existsSync(path)) return
   let instance: DuckDBInstance
   try {
-    instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY" })
+    instance = await duckdb().DuckDBInstance.create(path, { access_mode: "READ_ONLY" })
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err)
     if (/lock/i.test(msg)) throw new Error(`${path} is in use by another process (the running service?): stop it first.\n  ${msg}`)

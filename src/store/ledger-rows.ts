@@ -1,7 +1,8 @@
 // Deposit and withdrawal rows for the history store: one row per journal record
 // that changed a deposit or a withdrawal, carrying its state right after that
 // record (read from the exchange inside its apply listener, so it is exact).
-import { type DuckDBAppender, type DuckDBConnection, DuckDBDateValue } from "@duckdb/node-api"
+import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
+import { duckdb } from "./duckdb.ts"
 import type { JournalRecord } from "../service/commands.ts"
 import type { DepositRecord } from "../service/deposits.ts"
 import type { Exchange } from "../service/exchange.ts"
@@ -143,7 +144,7 @@ export const rewardRows = (r: JournalRecord, paid: PaidDay | undefined): RewardR
 /** One `rewards` row, in the table's column order. */
 export const appendRewardRow = (app: DuckDBAppender, w: RewardRow): void => {
   app.appendBigInt(BigInt(w.seq))
-  app.appendDate(new DuckDBDateValue(w.day))
+  app.appendDate(new (duckdb().DuckDBDateValue)(w.day))
   app.appendVarchar(w.maker)
   app.appendBigInt(BigInt(w.microUsdc))
   app.appendDouble(w.score)

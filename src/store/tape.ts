@@ -19,7 +19,7 @@
 // before that record's trades exactly as the backtester orders them.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { DuckDBInstance } from "@duckdb/node-api"
+import { duckdb } from "./duckdb.ts"
 import type { BookSide } from "../engine/book.ts"
 import { MAX_PRICE_BPS } from "../engine/money.ts"
 import type { EngineEvent, FillEvent, OrderAcceptedEvent, OrderType } from "../engine/types.ts"
@@ -314,7 +314,7 @@ export const writeTape = async (dir: string, tape: Tape, format: TapeFileFormat)
       files.push(join(dir, `${name}.csv`))
     }
   } else {
-    const db = await DuckDBInstance.create(":memory:")
+    const db = await duckdb().DuckDBInstance.create(":memory:")
     const conn = await db.connect()
     try {
       for (const [name, text, columns] of csv) {

@@ -1,11 +1,12 @@
 // `npm run test:quick` (README) leaves to `npm test` every file that starts another process, a
 // chain, a cluster or a browser, or runs whole scenarios, by reading the files: the rule on known
 // files of each kind.
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { SLOW_MARKERS, slowFiles } from "../../vitest.quick.config.ts"
+import { SLOW_MARKERS, slowFiles } from "../suite/slow-files.ts"
 
 describe("the quick suite's rule", () => {
-  const slow = new Set(slowFiles())
+  const slow = new Set(slowFiles(join(import.meta.dirname, "../..")))
 
   it("leaves out files with a child process, a chain, a cluster, a browser or whole scenarios", () => {
     for (const f of ["test/ops/process.test.ts", "test/chain/e2e-anvil.test.ts", "test/cluster/failover.test.ts", "test/web/e2e.test.ts", "test/sim/determinism.test.ts", "test/sim/sweep.test.ts", "test/sim/cli.test.ts"]) expect(slow, f).toContain(f)
