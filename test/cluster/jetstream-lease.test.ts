@@ -1,3 +1,4 @@
+// suite: mostly waits (lease TTLs on the server's timer): kept from starting beside another such file
 // The leader lease on a JetStream KV key (src/cluster/jetstream-lease.ts, docs/cluster.md "The
 // lease"), against three real nats-server 2.10.27 nodes: renewals keep it and nobody else takes it
 // meanwhile; unrenewed, it lapses on the server's timer (the bucket's max_age: 2.10 has no per-key

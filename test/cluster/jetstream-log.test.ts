@@ -1,3 +1,4 @@
+// suite: mostly waits (NATS elections, catch-up, pull expiries): kept from starting beside another such file
 // The replicated journal on JetStream (src/cluster/jetstream-log.ts, docs/cluster.md "The
 // replicated journal"), against three real nats-server 2.10.27 nodes with `sync_interval: always`:
 // the stream is created with the journal's settings and an unsafe one is refused; batches come

@@ -1,10 +1,10 @@
 // `npm test` starts its files longest first (test/suite/sequencer.ts), by the durations recorded
 // in test/suite/durations.json, else by a guess from the file's source.
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { durationsOf } from "../../scripts/test-durations.ts"
-import { GUESS_QUICK_SEC, GUESS_SLOW_SEC, longestFirst, recordedDurations, weightOf } from "../suite/durations.ts"
+import { GUESS_QUICK_SEC, GUESS_SLOW_SEC, longestFirst, mostlyWaits, plannedOrder, recordedDurations, weightOf } from "../suite/durations.ts"
 
 const ROOT = join(import.meta.dirname, "../..")
 
@@ -45,5 +45,37 @@ describe("the suite's order", () => {
     const order = longestFirst(files, (f) => recorded[f]!, (f) => f)
     expect(order.indexOf("test/sim/sweep.test.ts")).toBeLessThan(12)
     expect(order.indexOf("test/sim/determinism.test.ts")).toBeLessThan(12)
+  })
+
+  /** Which files overlap when each of two workers takes the next file as soon as it is free. */
+  const overlaps = (order: string[], w: Record<string, number>): Array<[string, string]> => {
+    const ends = [0, 0]
+    const spans: Array<{ f: string; from: number; to: number }> = []
+    for (const f of order) {
+      const k = ends[0]! <= ends[1]! ? 0 : 1
+      spans.push({ f, from: ends[k]!, to: ends[k]! + w[f]! })
+      ends[k] = ends[k]! + w[f]!
+    }
+    return spans.flatMap((a, i) => spans.slice(i + 1).filter((b) => a.from < b.to && b.from < a.to).map((b): [string, string] => [a.f, b.f]))
+  }
+
+  it("keeps two files that mostly wait from running side by side, when files that compute can run beside them", () => {
+    const w: Record<string, number> = { "wait-a": 90, "wait-b": 80, "cpu-a": 60, "cpu-b": 50, "cpu-c": 40, "cpu-d": 30 }
+    const waits = (f: string) => f.startsWith("wait")
+    const plain = longestFirst(Object.keys(w), (f) => w[f]!, (f) => f)
+    // Longest first alone runs wait-a beside wait-b (what run 43 did with the browser and NATS files).
+    expect(overlaps(plain, w)).toContainEqual(["wait-a", "wait-b"])
+    const planned = plannedOrder(Object.keys(w), (f) => w[f]!, waits, (f) => f)
+    expect([...planned].sort()).toEqual(Object.keys(w).sort())
+    expect(overlaps(planned, w).filter(([a, b]) => waits(a) && waits(b))).toEqual([])
+    // With nothing that computes left, waiting files still run (after one another).
+    expect(plannedOrder(["wait-a", "wait-b"], (f) => w[f]!, waits, (f) => f)).toEqual(["wait-a", "wait-b"])
+  })
+
+  it("a file says it mostly waits in a line of its own; the browser journeys and the NATS journal do", () => {
+    expect(mostlyWaits("// suite: mostly waits (NATS elections)\nimport x")).toBe(true)
+    expect(mostlyWaits("const s = \"// suite: mostly waits\"")).toBe(false)
+    for (const f of ["test/web/e2e.test.ts", "test/cluster/jetstream-log.test.ts"]) expect(mostlyWaits(readFileSync(join(ROOT, f), "utf8")), f).toBe(true)
+    expect(mostlyWaits(readFileSync(join(ROOT, "test/sim/sweep.test.ts"), "utf8"))).toBe(false)
   })
 })

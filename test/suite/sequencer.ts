@@ -4,20 +4,24 @@
 // the run's last 100 s was those two (issue 35, run 38). Each file's weight is the duration
 // recorded in test/suite/durations.json (`npm run test:durations -- <vitest JSON report>`), else a
 // guess from its source (test/suite/slow-files.ts): the same order on every machine, whatever
-// vitest cached. A stale record only changes the order, never a result.
+// vitest cached. A stale record only changes the order, never a result. A file that mostly waits
+// (its line `// suite: mostly waits`) is kept from starting beside another such file.
 import { readFileSync } from "node:fs"
 import { relative } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
-import { longestFirst, recordedDurations, weightOf } from "./durations.ts"
+import { mostlyWaits, plannedOrder, recordedDurations, weightOf } from "./durations.ts"
 
 export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root
     const recorded = recordedDurations()
-    return longestFirst(
+    const source = (spec: TestSpecification): string => readFileSync(spec.moduleId, "utf8")
+    return plannedOrder(
       files,
-      (spec) => weightOf(relative(root, spec.moduleId), recorded, () => readFileSync(spec.moduleId, "utf8")),
-      (spec) => relative(root, spec.moduleId)
+      (spec) => weightOf(relative(root, spec.moduleId), recorded, () => source(spec)),
+      (spec) => mostlyWaits(source(spec)),
+      (spec) => relative(root, spec.moduleId),
+      this.ctx.config.poolOptions?.forks?.maxForks === undefined ? 2 : Number(this.ctx.config.poolOptions.forks.maxForks)
     )
   }
 }

@@ -1,3 +1,4 @@
+// suite: mostly waits (the page, the bot's cadence, blocks): kept from starting beside another such file
 // The web app in a real Chromium against the real service and a real Anvil (test/web/harness.ts).
 // One person's journeys, in order, in one browser page: sign up → faucet deposit credited →
 // an order placed and cancelled in the book; the in-browser bot (Simple) quoting both sides,
