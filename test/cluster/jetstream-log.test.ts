@@ -314,10 +314,8 @@ const damage = (files: string[], how: Damage): void => {
 //    the damaged node stops at the first hole (LogGap), never skipping it; one on the intact node
 //    reads every batch; and with the replica that never went down leading, every reader reads
 //    every batch, the damaged replica's holes filled from the leader.
-// The three cases run at once, each on its own cluster: they wait on NATS (elections, catch-up,
-// pull expiries) far more than they compute, and one after another they took 100 s of the suite.
 describe("a node whose stream files were damaged while it was down", () => {
-  it.concurrent.each([
+  it.each([
     ["SIGKILL", "truncated to half", "truncate"],
     ["SIGTERM", "truncated to half", "truncate"],
     ["SIGTERM", "overwritten in the middle", "corrupt"]
