@@ -45,18 +45,21 @@ export const mostlyWaits = (source: string): boolean => WAITS_MARKER.test(source
  * (issue 35, run 43: the browser journeys beside the NATS journal's elections).
  */
 export const plannedOrder = <T>(items: ReadonlyArray<T>, weight: (t: T) => number, waits: (t: T) => boolean, name: (t: T) => string, workers = 2): T[] => {
-  const remaining = longestFirst(items, weight, name)
+  // Each file's weight and kind once (each may read the file), not at every step of the plan.
+  const facts = new Map(items.map((t) => [t, { w: weight(t), waits: waits(t) }]))
+  const remaining = longestFirst(items, (t) => facts.get(t)!.w, name)
   const busy: Array<{ endsAt: number; waits: boolean }> = Array.from({ length: workers }, () => ({ endsAt: 0, waits: false }))
   const out: T[] = []
   while (remaining.length > 0) {
     const free = busy.reduce((a, b) => (b.endsAt < a.endsAt ? b : a))
     const now = free.endsAt
     const otherWaits = busy.some((b) => b !== free && b.endsAt > now && b.waits)
-    const i = otherWaits ? Math.max(0, remaining.findIndex((t) => !waits(t))) : 0
+    const i = otherWaits ? Math.max(0, remaining.findIndex((t) => !facts.get(t)!.waits)) : 0
     const [next] = remaining.splice(i, 1)
+    const f = facts.get(next!)!
     out.push(next!)
-    free.endsAt = now + weight(next!)
-    free.waits = waits(next!)
+    free.endsAt = now + f.w
+    free.waits = f.waits
   }
   return out
 }

@@ -15,7 +15,9 @@ export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root
     const recorded = recordedDurations()
-    const source = (spec: TestSpecification): string => readFileSync(spec.moduleId, "utf8")
+    // Each file is read once, for both its guessed weight and its "mostly waits" line.
+    const sources = new Map<TestSpecification, string>()
+    const source = (spec: TestSpecification): string => sources.get(spec) ?? sources.set(spec, readFileSync(spec.moduleId, "utf8")).get(spec)!
     return plannedOrder(
       files,
       (spec) => weightOf(relative(root, spec.moduleId), recorded, () => source(spec)),
