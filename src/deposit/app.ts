@@ -10,7 +10,7 @@ import type { Exchange } from "../service/exchange.ts"
 import { depositProgress } from "../service/views.ts"
 import { type OnError, type RequestObserver, serveRouter } from "../api/app.ts"
 import { json } from "../api/http.ts"
-import { DEPOSIT, DepositApi } from "../api/declaration/api.ts"
+import { DEPOSIT, declaredDepositApi } from "../api/declaration/api.ts"
 import { documentHandler } from "../api/openapi.ts"
 import { implement, routerOf, type Steps } from "../api/serve.ts"
 import type { RateLimiter } from "../usecase/rate-limit.ts"
@@ -93,6 +93,6 @@ const depositAddressView = (c: DepositCtx, address: string) => {
 
 /** `observe`: the live service's request hook (metrics and request lines); the simulator passes none. */
 export const makeDepositApp = (ctx: DepositCtx, onError: OnError = () => {}, observe?: RequestObserver) => {
-  const router = routerOf(DEPOSIT, { deposit: depositGroup(onError), meta: { openapi: documentHandler(DepositApi) } }, DEPOSIT_STEPS)
+  const router = routerOf(DEPOSIT, { deposit: depositGroup(onError), meta: { openapi: documentHandler(declaredDepositApi) } }, DEPOSIT_STEPS)
   return serveRouter(router, ctx, ctx.config.corsOrigins, onError, observe)
 }

@@ -10,7 +10,7 @@ import ts from "typescript"
 import { Schema, SchemaAST } from "effect"
 import { describe, expect, expectTypeOf, it } from "vitest"
 import { makeRouter } from "../../src/api/app.ts"
-import { API, Api, DEPOSIT, DepositApi } from "../../src/api/declaration/api.ts"
+import { API, DEPOSIT, declaredApi, declaredDepositApi } from "../../src/api/declaration/api.ts"
 import { API_TABLE, DEPOSIT_TABLE } from "../../src/api/declaration/table.ts"
 import { ApiClient } from "../../src/client/api-client.ts"
 import { delegationMessage } from "../../src/auth/messages.ts"
@@ -32,7 +32,7 @@ const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`
 describe("the router serves exactly the declared routes", () => {
   it("API: same methods and paths, both ways", () => {
     const served = makeRouter().list().map(key).sort()
-    const declared = declaredRoutes(Api).map(key).sort()
+    const declared = declaredRoutes(declaredApi()).map(key).sort()
     expect(served).toEqual(declared)
     // The declaration read back from the HttpApi is the table it was built from.
     expect(declared).toEqual(Object.values(API).flatMap((g) => Object.values(g)).map(key).sort())
@@ -45,7 +45,7 @@ describe("the router serves exactly the declared routes", () => {
       limiter: new RateLimiter(() => 0),
       config: { minUsdgMicro: 1, maxPerTxMicro: 2, corsOrigins: new Set() }
     })
-    const declared = declaredRoutes(DepositApi)
+    const declared = declaredRoutes(declaredDepositApi())
     expect(declared.map(key).sort()).toEqual(Object.values(DEPOSIT).flatMap((g) => Object.values(g)).map(key).sort())
     // Every declared route is served: a request to it is never the router's "no route" 404 nor a 405.
     for (const r of declared) {
@@ -60,7 +60,7 @@ describe("the router serves exactly the declared routes", () => {
 })
 
 describe("the conformance check", () => {
-  const routes = declaredRoutes(Api)
+  const routes = declaredRoutes(declaredApi())
   const json = "application/json; charset=utf-8"
   const balance = JSON.stringify({ user: "u", available: 1, locked: 0, total: 1 })
 
@@ -87,7 +87,7 @@ describe("the conformance check", () => {
   it("fails the request (and so the test) through the checking fetch", async () => {
     const base = "http://declared.test"
     const fake = (async () => new Response(JSON.stringify({ user: "u", available: 1, locked: 0 }), { status: 200, headers: { "content-type": json } })) as unknown as typeof fetch
-    const checked = conformingFetch(Api, base, fake)
+    const checked = conformingFetch(declaredApi(), base, fake)
     await expect(checked(`${base}/v1/balance/abc`)).rejects.toThrow(NonConformingResponse)
     // Another origin is not checked.
     expect((await checked("http://elsewhere.test/v1/balance/abc")).status).toBe(200)

@@ -13,7 +13,7 @@ import { type Anvil, processAlive, startAnvil } from "../../src/chain/anvil.ts"
 import { saveAnvilState } from "../../src/chain/live.ts"
 import { makeLogger } from "../../src/ops/log.ts"
 import { type Service, startService } from "../../src/runtime/boot.ts"
-import { Api } from "../../src/api/declaration/api.ts"
+import { declaredApi } from "../../src/api/declaration/api.ts"
 import { conformingFetch } from "../support/conformance.ts"
 import { type AnvilChain, anvilProcessesOn, startAnvilChain } from "../support/anvil-chain.ts"
 
@@ -54,7 +54,7 @@ beforeAll(async () => {
     chain: t.chain
   })
   // Every answer is checked against the API declaration (src/api/declaration/ops.ts).
-  checked = conformingFetch(Api, service.http.url)
+  checked = conformingFetch(declaredApi(), service.http.url)
 }, 120_000)
 
 afterAll(async () => {
@@ -189,7 +189,7 @@ describe("GET /v1/ready", () => {
   it("passes without a chain or a data directory, saying so", async () => {
     const bare = await startService({ host: "127.0.0.1", port: 0, secret: new Uint8Array(32).fill(6), lpTickMs: 0, config }, { nowMs: () => T0_MS })
     try {
-      const res = await conformingFetch(Api, bare.http.url)(`${bare.http.url}/v1/ready`)
+      const res = await conformingFetch(declaredApi(), bare.http.url)(`${bare.http.url}/v1/ready`)
       expect(res.status).toBe(200)
       expect(await res.json()).toEqual({
         status: "ready",

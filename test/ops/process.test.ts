@@ -68,6 +68,10 @@ describe("the DATA_DIR lock (src/store/data-dir-lock.ts)", () => {
     expect(second.stderr).not.toMatch(/duckdb|Could not set lock/i)
     expect(second.stdout).not.toContain("twinbook API")
     expect((await fetch(`${first.url}/v1/markets?limit=1`)).status).toBe(200)
+    // The docs page too: its Swagger UI is a chunk of the bundle the process imports at this first request (scripts/ts-bundle.mjs).
+    const docs = await fetch(`${first.url}/v1/docs`)
+    expect(docs.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(await docs.text()).toContain("SwaggerUIBundle")
     first.kill("SIGTERM")
     expect((await first.exited).code).toBe(0)
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false) // released at the stop

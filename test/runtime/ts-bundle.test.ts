@@ -21,17 +21,20 @@ describe("scripts/run-ts.mjs", () => {
     const dir = mkdtempSync(join(root, ".cache", "run-ts-test-"))
     const entry = join(dir, "entry.ts")
     writeFileSync(join(dir, "word.ts"), 'export const word: string = "first"\n')
+    // Imported on demand: a chunk of its own, loaded when the entry asks for it.
+    writeFileSync(join(dir, "later.ts"), 'import { Option } from "effect"\nexport const later: string = Option.getOrElse(Option.some("loaded"), () => "")\n')
     writeFileSync(
       entry,
       [
         'import { Option } from "effect"',
         'import { word } from "./word.ts"',
         "const n: number = Option.getOrElse(Option.some(2), () => 0)",
-        "console.log(JSON.stringify({ dirname: import.meta.dirname, filename: import.meta.filename, url: import.meta.url, argv1: process.argv[1], args: process.argv.slice(2), word, n }))"
+        'const { later } = await import("./later.ts")',
+        "console.log(JSON.stringify({ dirname: import.meta.dirname, filename: import.meta.filename, url: import.meta.url, argv1: process.argv[1], args: process.argv.slice(2), word, n, later }))"
       ].join("\n")
     )
     const first = JSON.parse(run(entry, "--flag", "x")) as Record<string, unknown>
-    expect(first).toEqual({ dirname: dir, filename: entry, url: `file://${entry}`, argv1: entry, args: ["--flag", "x"], word: "first", n: 2 })
+    expect(first).toEqual({ dirname: dir, filename: entry, url: `file://${entry}`, argv1: entry, args: ["--flag", "x"], word: "first", n: 2, later: "loaded" })
 
     writeFileSync(join(dir, "word.ts"), 'export const word: string = "second!"\n')
     expect(JSON.parse(run(entry))).toMatchObject({ word: "second!" })

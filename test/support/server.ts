@@ -6,7 +6,7 @@ import { keyFromLabel } from "../../src/client/keys.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type Service, type ServiceConfig, type ServiceParts, startService } from "../../src/runtime/boot.ts"
 import type { FaucetAccess } from "../../src/usecase/faucet.ts"
-import { Api } from "../../src/api/declaration/api.ts"
+import { declaredApi } from "../../src/api/declaration/api.ts"
 import { conformingFetch } from "./conformance.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
@@ -87,7 +87,7 @@ export const startTestServer = async (
     }
   )
   const url = service.http.url
-  const checkedFetch = conformingFetch(Api, url)
+  const checkedFetch = conformingFetch(declaredApi(), url)
   const t: TestServer = {
     service,
     url,

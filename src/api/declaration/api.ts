@@ -7,7 +7,9 @@
 // (src/client/types.ts) and the response checks of the black-box suite
 // (test/support/conformance.ts). The server stays on its own router, not HttpApi's:
 // docs/decisions.md "A transport-free HTTP core" has why; docs/contributing.md how to add a route.
-import { HttpApi, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import {
   CancelAllRequest,
@@ -453,14 +455,21 @@ const declare = <const Id extends string>(id: Id, info: ApiInfo, groups: Readonl
   ) as HttpApi.HttpApi.Any
 }
 
-export const Api = declare(
+// Built at first use, not at import: building the HttpApi (every endpoint's schemas) took ~80 ms
+// of each process's start, and only the OpenAPI documents, the docs page and the checks need it.
+let apiOnce: HttpApi.HttpApi.Any | undefined
+let depositApiOnce: HttpApi.HttpApi.Any | undefined
+
+/** The service's API as an HttpApi (for the OpenAPI document, the docs page and the tests' checks). */
+export const declaredApi = (): HttpApi.HttpApi.Any => (apiOnce ??= declare(
   "twinbook",
   { title: "twinbook API", description: "Prediction-market order book (SPEC.md). Operator routes and fields marked as extensions go beyond SPEC." },
   API
-)
+))
 
-export const DepositApi = declare(
+/** The deposit service's API as an HttpApi. */
+export const declaredDepositApi = (): HttpApi.HttpApi.Any => (depositApiOnce ??= declare(
   "twinbook-deposit",
   { title: "twinbook deposit service", description: "Per-wallet deposit addresses and deposit progress (SPEC §4 \"Deposit service\")." },
   DEPOSIT
-)
+))

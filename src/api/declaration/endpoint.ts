@@ -2,7 +2,9 @@
 // success response and every error code, turned into an `@effect/platform`
 // HttpApiEndpoint. Error codes are grouped by their status (src/domain/errors.ts) into
 // one envelope schema per status, so a code's status is never written twice.
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ParseResult, Schema } from "effect"
 import { codesWithStatus, ERROR_STATUS, type ErrorCode, errorEnvelope } from "../../domain/errors.ts"
 import type { RouteLine } from "./table.ts"

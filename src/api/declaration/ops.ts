@@ -1,6 +1,6 @@
 // The operations routes (docs/metrics.md; served by src/api/routes/ops.ts): liveness, readiness
 // and the Prometheus scrape. Extensions beside SPEC.md; api.ts adds the group with one line.
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import type { Group } from "./endpoint.ts"
 import { API_TABLE as T } from "./table.ts"

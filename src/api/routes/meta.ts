@@ -3,12 +3,12 @@
 // itself is taken over by src/api/node-server.ts before routing).
 import { ApiError } from "../../domain/errors.ts"
 import type { AppCtx } from "../context.ts"
-import { Api, API } from "../declaration/api.ts"
+import { API, declaredApi } from "../declaration/api.ts"
 import { documentHandler, docsPage } from "../openapi.ts"
 import { implement } from "../serve.ts"
 
 export const meta = implement<AppCtx>()(API.meta, {
-  openapi: documentHandler(Api),
+  openapi: documentHandler(declaredApi),
   docs: async () => ({ status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: await docsPage() })
 })
 
