@@ -33,7 +33,10 @@ export const takeLeadership = async (o: ElectionOptions): Promise<Leadership> =>
   o.follower.start()
   for (;;) {
     // Caught up first: a standby that has the lease while replaying a long log would let it lapse.
-    await o.follower.waitFor(await o.log.lastPosition())
+    if (!(await catchUp(o))) {
+      await o.sleep(retryMs)
+      continue
+    }
     const lease = await o.lease.acquire(o.holder).catch((err: unknown) => {
       // Not "someone holds it" but a failure to ask (NATS unreachable, a timeout): said, then retried.
       o.note?.("lease request failed", { holder: o.holder, detail: err instanceof Error ? err.message : String(err) })
@@ -44,30 +47,56 @@ export const takeLeadership = async (o: ElectionOptions): Promise<Leadership> =>
       continue
     }
     o.note?.("lease acquired", { term: lease.term, holder: o.holder, applied_position: o.follower.position })
-    const fenced = await fence(o, lease)
+    const fenced = await fence(o, lease, retryMs)
     if (fenced !== null) return fenced
     o.note?.("lease lost before taking over", { term: lease.term })
   }
 }
 
+/**
+ * Waits until the follower has applied the log's last position. False, said, when the log could
+ * not be asked (its stream re-electing after a node's loss, NATS unreachable): the caller tries
+ * again. A standby once died here without a word when the question timed out, and the cluster had
+ * no leader for minutes (issue 35, run 49).
+ */
+const catchUp = async (o: ElectionOptions): Promise<boolean> => {
+  let last: LogPosition
+  try {
+    last = await o.log.lastPosition()
+  } catch (err) {
+    o.note?.("log position request failed", { holder: o.holder, detail: err instanceof Error ? err.message : String(err) })
+    return false
+  }
+  await o.follower.waitFor(last)
+  return true
+}
+
 /** Catches up and appends the term marker; null when the lease was lost meanwhile. */
-const fence = async (o: ElectionOptions, first: Lease): Promise<Leadership | null> => {
+const fence = async (o: ElectionOptions, first: Lease, retryMs: number): Promise<Leadership | null> => {
   let lease = first
   for (;;) {
-    await o.follower.waitFor(await o.log.lastPosition())
-    try {
-      const after = await o.log.append({ term: lease.term, holder: o.holder, records: [] }, o.follower.position)
-      await o.follower.stop()
-      o.note?.("leading", { term: lease.term, holder: o.holder, marker_position: after })
-      return { lease, after }
-    } catch (err) {
-      if (!(err instanceof LogFenced)) throw err
-      // A deposed leader's batch landed after what we applied: apply it, renew, try again.
-      o.note?.("term marker refused: catching up", { term: lease.term, detail: err.detail })
-      const renewed = await o.lease.renew(lease).catch(() => null)
-      if (renewed === null) return null
-      lease = renewed
+    const caughtUp = await catchUp(o)
+    if (caughtUp) {
+      try {
+        const after = await o.log.append({ term: lease.term, holder: o.holder, records: [] }, o.follower.position)
+        await o.follower.stop()
+        o.note?.("leading", { term: lease.term, holder: o.holder, marker_position: after })
+        return { lease, after }
+      } catch (err) {
+        if (err instanceof LogFenced) {
+          // A deposed leader's batch landed after what we applied: apply it, renew, try again.
+          o.note?.("term marker refused: catching up", { term: lease.term, detail: err.detail })
+        } else {
+          // Not answered (the marker may have landed: then it is applied like any batch, and another follows it).
+          o.note?.("term marker append failed", { term: lease.term, detail: err instanceof Error ? err.message : String(err) })
+        }
+      }
     }
+    // Still ours? Renewing says so and keeps it while the log is asked again.
+    if (!caughtUp) await o.sleep(retryMs)
+    const renewed = await o.lease.renew(lease).catch(() => null)
+    if (renewed === null) return null
+    lease = renewed
   }
 }
 

@@ -231,9 +231,11 @@ describe("the cluster on real processes", () => {
     let phase = "starting"
     const { c, b, g1, g2, a } = await startCluster()
     // What each role logged last: run 32 of issue 31 saw a gateway's replica still behind 20 s after the kill.
-    onTestFailed(() =>
-      console.error(`NATS-node test stopped while ${phase}\n${[a, b, g1, g2].map((p) => `${p.name}:\n${p.logs.slice(-12).map((x) => `  ${JSON.stringify(x)}`).join("\n")}`).join("\n")}`)
-    )
+    onTestFailed(() => {
+      console.error(`NATS-node test stopped while ${phase}\n${[a, b, g1, g2].map((p) => `${p.name}:\n${p.logs.filter((x) => x.msg !== "request").slice(-25).map((x) => `  ${JSON.stringify(x)}`).join("\n")}`).join("\n")}`)
+      // And what each NATS node said last (elections, stream leaders): run 49 of issue 35 had no leader for 4 minutes.
+      for (const n of nats?.nodes ?? []) console.error(`--- ${n.name} (last 60 lines)\n${n.log.split("\n").slice(-60).join("\n")}`)
+    })
     const ts = await traders(c, [g1, g2], 4)
     const l = load(ts, () => [g1, g2])
     phase = "loading before the kill"

@@ -135,6 +135,38 @@ describe("the sequencer pair on in-memory ports", () => {
     await leaderB.close()
   })
 
+  it("a standby whose log does not answer (its stream re-electing) says so and keeps trying; a marker whose answer was lost is followed by another", async () => {
+    const w = world()
+    const leaderA = await standby(w.opts("a")).lead()
+    await submitAll(leaderA, 0, 3)
+    const notes: Array<[string, Readonly<Record<string, unknown>>]> = []
+    const b = standby({ ...w.opts("b"), note: (msg, fields) => void notes.push([msg, fields]) })
+    // A leader that stops renewing, and a log that cannot say where it ends, twice.
+    await leaderA.keeper.stop()
+    const realLast = w.log.lastPosition.bind(w.log)
+    let refusals = 2
+    w.log.lastPosition = () => (refusals-- > 0 ? Promise.reject(new Error("TIMEOUT: no stream leader")) : realLast())
+    // Then the term marker's append lands but its answer is lost.
+    const realAppend = w.log.append.bind(w.log)
+    let lostAnswers = 1
+    w.log.append = async (batch, expected) => {
+      const position = await realAppend(batch, expected)
+      if (batch.records.length === 0 && lostAnswers-- > 0) throw new Error("TIMEOUT: the append's answer was lost")
+      return position
+    }
+    const leaderB = await b.lead()
+    expect(notes.filter(([m]) => m === "log position request failed").map(([, f]) => f.detail)).toEqual(["TIMEOUT: no stream leader", "TIMEOUT: no stream leader"])
+    expect(notes.filter(([m]) => m === "term marker append failed")).toHaveLength(1)
+    // Two markers of b's term (the one whose answer was lost, then its successor), nothing of a's after them.
+    const markers = w.log.batches.filter((x) => x.records.length === 0 && x.holder === "b")
+    expect(markers.map((x) => x.term)).toEqual([leaderB.leadership.lease.term, leaderB.leadership.lease.term])
+    expect(leaderB.leadership.after).toBe(w.log.batches.length)
+    await submitAll(leaderB, 3, 2)
+    expect(ackedRefs(w.log)).toEqual(["c-0", "c-1", "c-2", "c-3", "c-4"])
+    expect(exchangeHash(replay(w.log))).toBe(exchangeHash(leaderB.exchange))
+    await leaderB.close()
+  })
+
   it("a clean stop releases the lease: the standby leads at once, without waiting for it to lapse", async () => {
     const w = world()
     const leaderA = await standby(w.opts("a")).lead()
