@@ -1,8 +1,9 @@
 // The live transport: node:http in front of the transport-free app, and one
 // upgrade handler (`ws`, noServer) for /v1/ws in front of the feed hub.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createRequire } from "node:module"
 import type { AddressInfo } from "node:net"
-import { WebSocketServer, type WebSocket } from "ws"
+import type { WebSocket, WebSocketServer } from "ws"
 import { readCookie, SESSION_COOKIE, verifySessionCookie } from "../auth/session-cookie.ts"
 import type { FeedHub, FeedSocket } from "../feed/hub.ts"
 import { ApiError, errorBody } from "../domain/errors.ts"
@@ -13,6 +14,10 @@ import { corsHeaders } from "./cors.ts"
 import { errorResponse, type HttpRequest, type HttpResponse } from "./http.ts"
 
 const MAX_BODY_BYTES = 64 * 1024
+
+/** `ws`, loaded by the first server that listens: most processes (the simulator, CLIs, workers) never do, and its load was ~50 ms of each start. */
+let wsModule: typeof import("ws") | undefined
+const ws = (): typeof import("ws") => (wsModule ??= createRequire(import.meta.url)("ws") as typeof import("ws"))
 /**
  * The largest WebSocket frame a client may send; a larger one closes the connection (1009) before
  * it is read. SPEC's client frames are a few hundred bytes; the bound keeps each frame's work small.
@@ -139,7 +144,7 @@ export const listen = (opts: NodeServerOptions): Promise<RunningServer> => {
   // backlog of frames waits in its own buffers (ws pauses reading it past 16 KiB), so a storm of
   // frames costs each turn at most one frame per connection (LIMIT_WS_CONNECTIONS bounds those)
   // and an HTTP request waits one turn, not behind every frame that arrived (docs/api.md "Limits").
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_PAYLOAD_BYTES, allowSynchronousEvents: false })
+  const wss: WebSocketServer = new (ws().WebSocketServer)({ noServer: true, maxPayload: MAX_WS_PAYLOAD_BYTES, allowSynchronousEvents: false })
   server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0]
     const hub = opts.hub
