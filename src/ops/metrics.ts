@@ -4,11 +4,19 @@
 // chain head) is read when Prometheus scrapes; events are counted where they happen, once each:
 // a request's latency (one histogram observe), a placement's outcome, a fill, a journal batch.
 import { readdir, stat } from "node:fs/promises"
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
+import { createRequire } from "node:module"
+import type * as PromClient from "prom-client"
 import type { FeedHub } from "../feed/hub.ts"
 import type { Exchange } from "../service/exchange.ts"
 import type { RateLimiter } from "../usecase/rate-limit.ts"
 import type { ChainProbe } from "./chain-probe.ts"
+
+/**
+ * prom-client, loaded by the first service that keeps metrics: the simulator's services keep none
+ * (`metrics: false`), and its load (with @opentelemetry/api) was ~80 ms of every process's start.
+ */
+let promModule: typeof PromClient | undefined
+const prom = (): typeof PromClient => (promModule ??= createRequire(import.meta.url)("prom-client") as typeof PromClient)
 
 /** What the scrape-time gauges read. */
 export interface MetricsSources {
@@ -51,8 +59,8 @@ const newestSnapshotMs = async (dir: string): Promise<number | null> => {
 }
 
 export class ServiceMetrics {
-  readonly registry = new Registry()
-  readonly httpDuration = new Histogram({
+  readonly registry = new (prom().Registry)()
+  readonly httpDuration = new (prom().Histogram)({
     name: "twinbook_http_request_duration_seconds",
     help: "HTTP requests by method, route template and status, and their latency (the _count is the request counter)",
     labelNames: ["method", "route", "status"] as const,
@@ -60,28 +68,28 @@ export class ServiceMetrics {
     registers: [this.registry]
   })
   /** The deposit service's own port (DEPOSIT_PORT): a family of its own, so API dashboards and alerts stay as they are. */
-  readonly depositHttpDuration = new Histogram({
+  readonly depositHttpDuration = new (prom().Histogram)({
     name: "twinbook_deposit_http_request_duration_seconds",
     help: "Deposit-service HTTP requests by method, route template and status, and their latency (the _count is the request counter)",
     labelNames: ["method", "route", "status"] as const,
     buckets: HTTP_BUCKETS,
     registers: [this.registry]
   })
-  readonly orders = new Counter({
+  readonly orders = new (prom().Counter)({
     name: "twinbook_orders_total",
     help: "POST /v1/orders by result (accepted, queued while paused, rejected) and reason (the error code; none when accepted)",
     labelNames: ["result", "reason"] as const,
     registers: [this.registry]
   })
-  readonly fills = new Counter({ name: "twinbook_fills_total", help: "Fills (one per maker order matched)", registers: [this.registry] })
-  readonly fillContracts = new Counter({ name: "twinbook_fill_contracts_total", help: "Contracts filled", registers: [this.registry] })
-  readonly journalBatch = new Histogram({
+  readonly fills = new (prom().Counter)({ name: "twinbook_fills_total", help: "Fills (one per maker order matched)", registers: [this.registry] })
+  readonly fillContracts = new (prom().Counter)({ name: "twinbook_fill_contracts_total", help: "Contracts filled", registers: [this.registry] })
+  readonly journalBatch = new (prom().Histogram)({
     name: "twinbook_journal_batch_records",
     help: "Records per journal write (group commit: one durable write covers the batch)",
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
     registers: [this.registry]
   })
-  readonly journalFsync = new Histogram({
+  readonly journalFsync = new (prom().Histogram)({
     name: "twinbook_journal_fsync_seconds",
     help: "Latency of making a journal batch durable (the O_DSYNC write; the fdatasync where writes are not synchronous)",
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
@@ -89,7 +97,7 @@ export class ServiceMetrics {
   })
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry })
+    prom().collectDefaultMetrics({ register: this.registry })
     // prom-client exposes these three totals as gauges named `…_total`, which Prometheus's linter
     // (promtool check metrics) refuses: a `_total` name is a counter. The same counts stay readable
     // as `sum(nodejs_active_handles)` etc., from the by-type gauges beside them.
@@ -99,13 +107,13 @@ export class ServiceMetrics {
   /** What the service says about itself: log lines it could not write, durable writes over the slow threshold. */
   bindHealth(h: { droppedLogLines(): number; slowDurableWrites(): number }): void {
     const r = [this.registry]
-    new Counter({
+    new (prom().Counter)({
       name: "twinbook_log_lines_dropped_total",
       help: "Log lines dropped because stderr could not take them (a full disk, a file-size limit, a closed pipe)",
       registers: r,
       collect() { this.reset(); this.inc(h.droppedLogLines()) }
     })
-    new Counter({
+    new (prom().Counter)({
       name: "twinbook_slow_durable_writes_total",
       help: "Durable journal writes slower than SLOW_DISK_WARN_MS",
       registers: r,
@@ -121,7 +129,7 @@ export class ServiceMetrics {
    */
   private bindFunds(x: Exchange): void {
     const r = [this.registry]
-    new Gauge({
+    new (prom().Gauge)({
       name: "twinbook_deposits_in_flight",
       help: "Deposits seen on chain and not yet credited (detected, confirming)",
       labelNames: ["stage"] as const,
@@ -133,7 +141,7 @@ export class ServiceMetrics {
       }
     })
     const counted = new Map<string, Set<string>>([...FINAL_DEPOSIT].map((stage) => [stage, new Set<string>()]))
-    new Counter({
+    new (prom().Counter)({
       name: "twinbook_deposits_total",
       help: "Deposits that reached a final stage: credited, or error (held for an operator refund)",
       labelNames: ["stage"] as const,
@@ -144,7 +152,7 @@ export class ServiceMetrics {
         for (const [stage, keys] of counted) this.inc({ stage }, keys.size)
       }
     })
-    new Gauge({
+    new (prom().Gauge)({
       name: "twinbook_payouts_in_flight",
       help: "Withdrawals not yet paid: pending (not sent) and sent (awaiting confirmation)",
       labelNames: ["state"] as const,
@@ -155,7 +163,7 @@ export class ServiceMetrics {
         for (const w of x.withdrawals.byId.values()) if (w.status === "pending" || w.status === "sent") this.inc({ state: w.status })
       }
     })
-    new Counter({
+    new (prom().Counter)({
       name: "twinbook_payouts_total",
       help: "Withdrawals that reached a final state: confirmed (paid), or refunded (the payout failed for good)",
       labelNames: ["state"] as const,
@@ -173,18 +181,18 @@ export class ServiceMetrics {
   bind(s: MetricsSources): void {
     const r = [this.registry]
     const x = s.exchange
-    new Gauge({ name: "twinbook_journal_last_seq", help: "Sequence number of the newest journal record applied", registers: r, collect() { this.set(x.lastSeq) } })
-    new Gauge({ name: "twinbook_ws_connections", help: "Open WebSocket connections", registers: r, collect() { this.set(s.hub.connections) } })
-    new Gauge({ name: "twinbook_ws_subscriptions", help: "Channel subscriptions held by open WebSocket connections", registers: r, collect() { this.set(s.hub.subscriptions) } })
-    new Counter({ name: "twinbook_ws_frames_sent_total", help: "WebSocket frames sent", registers: r, collect() { this.reset(); this.inc(s.hub.framesSent) } })
-    new Counter({
+    new (prom().Gauge)({ name: "twinbook_journal_last_seq", help: "Sequence number of the newest journal record applied", registers: r, collect() { this.set(x.lastSeq) } })
+    new (prom().Gauge)({ name: "twinbook_ws_connections", help: "Open WebSocket connections", registers: r, collect() { this.set(s.hub.connections) } })
+    new (prom().Gauge)({ name: "twinbook_ws_subscriptions", help: "Channel subscriptions held by open WebSocket connections", registers: r, collect() { this.set(s.hub.subscriptions) } })
+    new (prom().Counter)({ name: "twinbook_ws_frames_sent_total", help: "WebSocket frames sent", registers: r, collect() { this.reset(); this.inc(s.hub.framesSent) } })
+    new (prom().Counter)({
       name: "twinbook_ws_slow_consumer_closes_total",
       help: "WebSocket connections closed as slow consumers (code 1013): over 4 MiB queued, or the longest queues when all together pass LIMIT_WS_BUFFERED_MIB",
       registers: r,
       collect() { this.reset(); this.inc(s.hub.slowConsumerCloses) }
     })
-    new Gauge({ name: "twinbook_ws_buffered_bytes", help: "Bytes queued for WebSocket clients, all sockets together", registers: r, collect() { this.set(s.hub.bufferedBytes) } })
-    new Counter({
+    new (prom().Gauge)({ name: "twinbook_ws_buffered_bytes", help: "Bytes queued for WebSocket clients, all sockets together", registers: r, collect() { this.set(s.hub.bufferedBytes) } })
+    new (prom().Counter)({
       name: "twinbook_ws_limit_closes_total",
       help: "WebSocket connections refused or closed by a limit (docs/api.md Limits)",
       labelNames: ["limit"] as const,
@@ -194,7 +202,7 @@ export class ServiceMetrics {
         for (const [limit, n] of Object.entries(s.hub.limitCloses)) this.inc({ limit }, n)
       }
     })
-    new Counter({
+    new (prom().Counter)({
       name: "twinbook_rate_limit_hits_total",
       help: "Requests refused 429 rate_limited, by bucket",
       labelNames: ["bucket"] as const,
@@ -204,20 +212,20 @@ export class ServiceMetrics {
         for (const [bucket, n] of s.limiter.hits) this.inc({ bucket }, n)
       }
     })
-    new Gauge({
+    new (prom().Gauge)({
       name: "twinbook_rate_limit_buckets",
       help: "Rate-limit buckets held (all buckets and keys; at most LIMIT_RATE_BUCKETS)",
       registers: r,
       collect() { this.set(s.limiter.size) }
     })
-    new Counter({
+    new (prom().Counter)({
       name: "twinbook_rate_limit_evictions_total",
       help: "Rate-limit buckets evicted at LIMIT_RATE_BUCKETS before they were full again (each resets one key's limit)",
       registers: r,
       collect() { this.reset(); this.inc(s.limiter.evicted) }
     })
     this.bindFunds(x)
-    new Gauge({
+    new (prom().Gauge)({
       name: "twinbook_lp_bots",
       help: "Server-managed LP bots running, and bot markets paused on one-sided inventory",
       labelNames: ["state"] as const,
@@ -235,7 +243,7 @@ export class ServiceMetrics {
     })
     const snapshotDir = s.snapshotDir
     if (snapshotDir !== undefined) {
-      new Gauge({
+      new (prom().Gauge)({
         name: "twinbook_snapshot_age_seconds",
         help: "Seconds since the newest snapshot was written (+Inf when there is none)",
         registers: r,
@@ -253,8 +261,8 @@ export class ServiceMetrics {
         pending ??= chain.probe().finally(() => setImmediate(() => (pending = null)))
         return pending
       }
-      new Gauge({ name: "twinbook_chain_up", help: "1 when the chain's RPC answered this scrape", registers: r, async collect() { this.set((await probe()).head === null ? 0 : 1) } })
-      new Gauge({
+      new (prom().Gauge)({ name: "twinbook_chain_up", help: "1 when the chain's RPC answered this scrape", registers: r, async collect() { this.set((await probe()).head === null ? 0 : 1) } })
+      new (prom().Gauge)({
         name: "twinbook_chain_head_block",
         help: "The chain's head block number (NaN while unreachable)",
         registers: r,
@@ -263,7 +271,7 @@ export class ServiceMetrics {
           this.set(p.head === null ? NaN : Number(p.head))
         }
       })
-      new Gauge({
+      new (prom().Gauge)({
         name: "twinbook_chain_watcher_lag_blocks",
         help: "Blocks between the chain head and the last block the deposit watcher scanned (NaN while unreachable)",
         registers: r,
@@ -272,7 +280,7 @@ export class ServiceMetrics {
           this.set(p.lagBlocks ?? NaN)
         }
       })
-      new Gauge({ name: "twinbook_chain_halted", help: "1 while the chain guard has halted crediting and payouts", registers: r, async collect() { this.set((await probe()).halted ? 1 : 0) } })
+      new (prom().Gauge)({ name: "twinbook_chain_halted", help: "1 while the chain guard has halted crediting and payouts", registers: r, async collect() { this.set((await probe()).halted ? 1 : 0) } })
     }
   }
 }
