@@ -259,7 +259,7 @@ describe("the cluster on real processes", () => {
     // restarted replays its store first, and one ask can time out while the cluster elects).
     const nc = await nats!.connect()
     const jsm = await until("JetStream to answer", () => jetstreamManager(nc))
-    await waitCurrent(jsm, "TWINBOOK_JOURNAL", nats!.nodes[0]!.name)
+    await waitCurrent(jsm, "TWINBOOK_JOURNAL", nats!.nodes[0]!.name, nats!.nodes[0]!.startedAtMs)
     // The lease bucket's stream may have lost its leader with the node: when its election outlasts
     // the lease's TTL the sequencers fail over too (trading goes on through it). Whoever leads now:
     const lastOf = (p: RoleProcess, msg: string): number => p.logs.map((x) => x.msg).lastIndexOf(msg)

@@ -255,7 +255,7 @@ describe("the replicated journal on JetStream", () => {
     phase = "restarting the node"
     await c.restart(victim)
     phase = "waiting for the node to be current"
-    await waitCurrent(jsm, "KILL", leader)
+    await waitCurrent(jsm, "KILL", leader, c.nodes[victim]!.startedAtMs)
     phase = "moving the stream's leadership back"
     await moveLeaderTo(ncA, jsm, "KILL", leader)
     phase = "appending 5 more"
@@ -344,7 +344,7 @@ describe("a node whose stream files were damaged while it was down", () => {
       expect(files.length).toBeGreaterThan(0)
       damage(files, how)
       await cl.restart(victim)
-      await waitCurrent(jsm, "DAMAGE", damaged)
+      await waitCurrent(jsm, "DAMAGE", damaged, cl.nodes[victim]!.startedAtMs)
       await cl.kill(leaderIdx)
       await moveLeaderTo(nc, jsm, "DAMAGE", damaged)
 

@@ -122,8 +122,15 @@ export const until = async <T>(what: string, probe: () => Promise<T | undefined>
 export const streamLeader = (jsm: JetStreamManager, stream: string): Promise<string> =>
   until(`a leader for ${stream}`, async () => (await jsm.streams.info(stream)).cluster?.leader || undefined)
 
-/** Resolves once `node` is an online, current replica (or the leader) of the stream. */
-export const waitCurrent = async (jsm: JetStreamManager, stream: string, node: string, timeoutMs = SETTLE_MS): Promise<true> => {
+/**
+ * Resolves once `node` is an online, current replica (or the leader) of the stream. `sinceMs`, the
+ * performance.now() at which the node's process was (re)started (NatsNode.startedAtMs), makes the
+ * answer about that process: the leader must have heard from the node since (its `active`, the time
+ * since it last did, shorter than the time since the start). Without it, the leader's view of the
+ * process before a kill and restart a few milliseconds long passed for current (issue 35, run 45):
+ * the test then killed the healthy leader with the restarted node not yet in the stream's quorum.
+ */
+export const waitCurrent = async (jsm: JetStreamManager, stream: string, node: string, sinceMs?: number, timeoutMs = SETTLE_MS): Promise<true> => {
   let seen = "nothing"
   try {
     return await until(
@@ -131,8 +138,10 @@ export const waitCurrent = async (jsm: JetStreamManager, stream: string, node: s
       async () => {
         const cl = (await jsm.streams.info(stream)).cluster
         seen = JSON.stringify(cl)
-        // Right after a restart the leader may still report the node's last state: current, but offline.
-        return cl?.leader === node || cl?.replicas?.some((r) => r.name === node && r.current && r.offline !== true) === true ? true : undefined
+        if (cl?.leader === node) return true
+        // Right after a restart the leader may still report the node's last state: current, but offline, or heard from before the start.
+        const heardSince = (activeNs: number): boolean => sinceMs === undefined || activeNs / 1e6 < performance.now() - sinceMs
+        return cl?.replicas?.some((r) => r.name === node && r.current && r.offline !== true && heardSince(r.active)) === true ? true : undefined
       },
       timeoutMs
     )

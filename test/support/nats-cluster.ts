@@ -21,6 +21,8 @@ export interface NatsNode {
   process: ChildProcess | null
   /** Everything the node wrote on stderr and stdout, over all its lives. */
   log: string
+  /** performance.now() when its current process was spawned (what waitCurrent's `since` takes). */
+  startedAtMs: number
 }
 
 export interface NatsCluster {
@@ -108,7 +110,15 @@ const placesReplicas = async (nc: NatsConnection, replicas: number, timeoutMs: n
 /** Starts a cluster whose JetStream can place replicated streams (a fresh start when one cannot). */
 export const startNatsCluster = async (size: 1 | 3 = 3): Promise<NatsCluster> => {
   for (let attempt = 1; ; attempt++) {
-    const cluster = await startNatsClusterOnce(size)
+    let cluster: NatsCluster
+    try {
+      cluster = await startNatsClusterOnce(size)
+    } catch (err) {
+      // A port picked free was taken before the node bound it (another file starting its own
+      // processes at the same moment: issue 35, a trial of three clusters at once): new ports.
+      if (attempt < 3 && /address already in use/.test(String(err))) continue
+      throw err
+    }
     if (size === 1 || (await placesReplicas(await cluster.connect(), size, 15_000))) return cluster
     const logs = cluster.nodes.map((n) => `${n.name}:\n${n.log}`).join("\n")
     await cluster.close()
@@ -125,11 +135,12 @@ const startNatsClusterOnce = async (size: 1 | 3): Promise<NatsCluster> => {
     const storeDir = join(dir, `n${i + 1}`)
     mkdirSync(storeDir)
     const port = await freePort()
-    nodes.push({ name: `n${i + 1}`, port, clusterPort: await freePort(), url: `nats://127.0.0.1:${port}`, storeDir, process: null, log: "" })
+    nodes.push({ name: `n${i + 1}`, port, clusterPort: await freePort(), url: `nats://127.0.0.1:${port}`, storeDir, process: null, log: "", startedAtMs: 0 })
   }
   const startNode = async (node: NatsNode): Promise<void> => {
     const conf = join(dir, `${node.name}.conf`)
     writeFileSync(conf, configOf(node, nodes, clusterName))
+    node.startedAtMs = performance.now()
     const child = spawn(binary, ["-c", conf], { stdio: ["ignore", "pipe", "pipe"] })
     node.process = child
     child.once("exit", () => {
@@ -161,7 +172,13 @@ const startNatsClusterOnce = async (size: 1 | 3): Promise<NatsCluster> => {
       rmSync(dir, { recursive: true, force: true })
     }
   }
-  await Promise.all(nodes.map(startNode))
+  const started = await Promise.allSettled(nodes.map(startNode))
+  const failed = started.find((r) => r.status === "rejected")
+  if (failed !== undefined) {
+    // The nodes that did start go too (a later attempt picks new ports).
+    await cluster.close()
+    throw failed.reason
+  }
   const nc = await cluster.connect()
   await waitJetStream(nc)
   return cluster
