@@ -66,6 +66,24 @@ const waitListening = (node: NatsNode, child: ChildProcess): Promise<void> =>
     child.once("exit", (code, signal) => reject(new Error(`${node.name} exited before it was ready (code ${code}, signal ${signal})\n${node.log}`)))
   })
 
+/**
+ * The node that last announced itself (or was announced) the JetStream meta leader, from the nodes'
+ * own logs ("Self is new JetStream cluster metadata leader", "new metadata leader: n2/…"); null
+ * before any did. JetStream's API does not say which node leads the meta group.
+ */
+export const metaLeader = (cluster: NatsCluster): string | null => {
+  let latest: { at: string; name: string } | null = null
+  for (const n of cluster.nodes) {
+    for (const line of n.log.split("\n")) {
+      const at = /\] (\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d\.\d+) /.exec(line)?.[1]
+      if (at === undefined) continue
+      const name = line.includes("Self is new JetStream cluster metadata leader") ? n.name : /new metadata leader: ([^/\s]+)\//.exec(line)?.[1]
+      if (name !== undefined && (latest === null || at > latest.at)) latest = { at, name }
+    }
+  }
+  return latest?.name ?? null
+}
+
 /** Resolves once JetStream answers through `nc` (a cluster has elected its meta leader). */
 export const waitJetStream = async (nc: NatsConnection, timeoutMs = 60_000): Promise<void> => {
   const start = performance.now()
