@@ -3,8 +3,8 @@
 // test/suite/durations.json, the order `npm test` starts its files in on a fresh clone
 // (test/suite/sequencer.ts). Record again after a file's time changes a lot; a stale record only
 // changes the order.
-import { readFileSync, writeFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { isAbsolute, join, relative, sep } from "node:path"
 import { DURATIONS_FILE } from "../test/suite/durations.ts"
 
 const USAGE = "usage: npm run test:durations -- <vitest JSON report>   (writes test/suite/durations.json)"
@@ -14,9 +14,23 @@ interface Report {
   readonly testResults?: ReadonlyArray<{ readonly name: string; readonly startTime: number; readonly endTime: number }>
 }
 
+/**
+ * A report's file name as a path in this repository. Reports are often made in another clone (a
+ * fresh one for a clean timing), so a name outside `root` is taken from its last `test/` folder on:
+ * every test file lives under test/ (vitest.config.ts). A record naming another clone's files passed
+ * here while that clone existed and failed on CI's clone (stop 44).
+ */
+export const repoPathOf = (name: string, root: string): string => {
+  const rel = relative(root, name).split(sep).join("/")
+  if (!rel.startsWith("../") && !isAbsolute(rel)) return rel
+  const at = name.split(sep).join("/").lastIndexOf("/test/")
+  if (at < 0) throw new Error(`${name} is not a test file under test/`)
+  return name.split(sep).join("/").slice(at + 1)
+}
+
 /** Seconds per file (one decimal), keys sorted: the file diffs line by line. */
 export const durationsOf = (report: Report, root: string): Record<string, number> => {
-  const rows = (report.testResults ?? []).map((t) => [relative(root, t.name), Math.round((t.endTime - t.startTime) / 100) / 10] as const)
+  const rows = (report.testResults ?? []).map((t) => [repoPathOf(t.name, root), Math.round((t.endTime - t.startTime) / 100) / 10] as const)
   return Object.fromEntries(rows.sort(([a], [b]) => (a < b ? -1 : 1)))
 }
 
@@ -32,7 +46,18 @@ const main = (argv: ReadonlyArray<string>): number => {
     process.stderr.write(`test:durations: cannot read ${argv[0]}: ${(err as Error).message}\n`)
     return 2
   }
-  const durations = durationsOf(report, ROOT)
+  let durations: Record<string, number>
+  try {
+    durations = durationsOf(report, ROOT)
+  } catch (err) {
+    process.stderr.write(`test:durations: ${(err as Error).message}\n`)
+    return 2
+  }
+  const missing = Object.keys(durations).filter((f) => !existsSync(join(ROOT, f)))
+  if (missing.length > 0) {
+    process.stderr.write(`test:durations: ${missing.length} files of the report are not in this repository (e.g. ${missing[0]}): nothing written\n`)
+    return 2
+  }
   const n = Object.keys(durations).length
   if (n === 0) {
     process.stderr.write(`test:durations: ${argv[0]} has no test files (is it a vitest JSON report?)\n`)

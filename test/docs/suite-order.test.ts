@@ -38,6 +38,12 @@ describe("the suite's order", () => {
     expect(durationsOf({}, ROOT)).toEqual({})
   })
 
+  it("records a report made in another clone under this repository's paths, and refuses a name outside test/", () => {
+    const other = { testResults: [{ name: "/tmp/run50/test/api/account.test.ts", startTime: 0, endTime: 900 }] }
+    expect(durationsOf(other, ROOT)).toEqual({ "test/api/account.test.ts": 0.9 })
+    expect(() => durationsOf({ testResults: [{ name: "/tmp/run50/src/x.ts", startTime: 0, endTime: 1 }] }, ROOT)).toThrow(/not a test file/)
+  })
+
   it("the record names existing test files only (record again after a rename: npm run test:durations), and starts the scenario sweeps early", () => {
     const recorded = recordedDurations()
     const files = Object.keys(recorded)
