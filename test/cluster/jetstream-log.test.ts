@@ -394,7 +394,9 @@ describe("a node whose stream files were damaged while it was down", () => {
       await whole.stop()
     } catch (err) {
       printNodeLogs(cl)
-      throw err
+      // CI prints only the run's tail: what each node said of the stream goes into the failure itself.
+      const said = cl.nodes.map((n) => `${n.name}: ${n.log.split("\n").filter((l) => l.includes("DAMAGE")).slice(-12).join("\n    ")}`)
+      throw new Error(`${(err as Error).message}\n  what the nodes said of DAMAGE (last 12 lines each):\n  ${said.join("\n  ")}`, { cause: err })
     } finally {
       await cl.close()
     }
