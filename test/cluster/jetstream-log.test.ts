@@ -17,7 +17,7 @@ import { followStream, LogGap } from "../../src/cluster/jetstream-follow.ts"
 import { type JetStreamLog, openJetStreamLog, streamConfigProblems, UnsafeStream } from "../../src/cluster/jetstream-log.ts"
 import { type LogBatch, LogFenced } from "../../src/cluster/ports.ts"
 import { batchOf, collect, type Collector, framesOf, moveLeaderTo, readAll, SETTLE_MS, streamLeader, waitCurrent } from "../support/log-batches.ts"
-import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
+import { type NatsCluster, raftViews, startNatsCluster } from "../support/nats-cluster.ts"
 
 let c: NatsCluster
 beforeAll(async () => {
@@ -396,7 +396,8 @@ describe("a node whose stream files were damaged while it was down", () => {
       printNodeLogs(cl)
       // CI prints only the run's tail: what each node said of the stream goes into the failure itself.
       const said = cl.nodes.map((n) => `${n.name}: ${n.log.split("\n").filter((l) => l.includes("DAMAGE")).slice(-12).join("\n    ")}`)
-      throw new Error(`${(err as Error).message}\n  what the nodes said of DAMAGE (last 12 lines each):\n  ${said.join("\n  ")}`, { cause: err })
+      const raft = await raftViews(cl)
+      throw new Error(`${(err as Error).message}\n  what the nodes said of DAMAGE (last 12 lines each):\n  ${said.join("\n  ")}\n  each node's Raft groups:\n${raft}`, { cause: err })
     } finally {
       await cl.close()
     }

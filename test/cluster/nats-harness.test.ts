@@ -5,7 +5,7 @@
 // rejoins with what it missed.
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
+import { type NatsCluster, raftViews, startNatsCluster } from "../support/nats-cluster.ts"
 
 let c: NatsCluster
 beforeAll(async () => {
@@ -22,7 +22,14 @@ describe("the NATS test cluster", () => {
     const a = await js.publish("harness.x", "one", { expect: { lastSequence: 0 } })
     expect(a.seq).toBe(1)
     await expect(js.publish("harness.x", "stale", { expect: { lastSequence: 0 } })).rejects.toThrow(/wrong last sequence/)
+    // Each node's own view of its Raft groups (what a failed wait prints): the meta group and the
+    // stream's, which exactly one node leads.
+    const views = (await raftViews(c)).split("\n")
+    expect(views.map((v) => v.slice(0, 3))).toEqual(["n1:", "n2:", "n3:"])
+    for (const v of views) expect(v).toMatch(/"_meta_":\{"state":"(LEADER|FOLLOWER)"/)
+    expect(views.filter((v) => /"S-R3F-[^"]+":\{"state":"LEADER"/.test(v))).toHaveLength(1)
     await c.kill(2)
+    expect((await raftViews(c)).split("\n")[2]).toBe("n3: down")
     // Right after a node dies the cluster may be moving its JetStream leaders: a publish can fail
     // for a moment ("jetstream is not enabled", a timeout). Retried with one message id, a publish
     // that did land is answered as a duplicate with its first sequence, never stored twice.

@@ -15,6 +15,8 @@ export interface NatsNode {
   readonly name: string
   readonly port: number
   readonly clusterPort: number
+  /** The node's HTTP monitoring port (`/raftz`, `/jsz`): what a failed wait prints. */
+  readonly monitorPort: number
   readonly url: string
   readonly storeDir: string
   /** The running process; null while the node is down. */
@@ -43,6 +45,7 @@ const configOf = (node: NatsNode, all: ReadonlyArray<NatsNode>, clusterName: str
   return [
     `server_name: ${node.name}`,
     `listen: 127.0.0.1:${node.port}`,
+    `http: 127.0.0.1:${node.monitorPort}`,
     // What twinbook asks of production: an acknowledged write is on disk (docs/cluster.md).
     `jetstream { store_dir: "${node.storeDir}", sync_interval: always }`,
     // A cluster name of its own: a route to a port another suite's node took while one of ours
@@ -82,6 +85,48 @@ export const metaLeader = (cluster: NatsCluster): string | null => {
     }
   }
   return latest?.name ?? null
+}
+
+/** One Raft group as a node's `/raftz` tells it (the fields a failed wait needs). */
+interface RaftGroupView {
+  readonly state?: string
+  readonly term?: number
+  readonly committed?: number
+  readonly applied?: number
+  readonly leader?: string
+  readonly wal?: { readonly first_seq?: number; readonly last_seq?: number }
+  readonly peers?: Record<string, { readonly name?: string; readonly last_seen?: string; readonly current?: boolean }>
+}
+
+/**
+ * Each running node's own view of its Raft groups — the meta group and the streams' (`/raftz` for
+ * the system account and for `$G`): state, term, committed and applied, its WAL, and when it last
+ * heard from each peer. For a failed wait's message: the stream leader's view of a peer is one side
+ * only. A node that does not answer in 2 s says so.
+ */
+export const raftViews = async (cluster: NatsCluster): Promise<string> => {
+  const slim = (g: RaftGroupView) => ({
+    state: g.state, term: g.term, committed: g.committed, applied: g.applied, leader: g.leader, wal: [g.wal?.first_seq, g.wal?.last_seq],
+    peers: Object.values(g.peers ?? {}).map((p) => `${p.name} ${p.last_seen ?? "never"}`)
+  })
+  const views = await Promise.all(
+    cluster.nodes.map(async (n) => {
+      if (n.process === null) return `${n.name}: down`
+      try {
+        const groups: Record<string, unknown> = {}
+        for (const q of ["", "?acc=%24G"]) {
+          const res = await fetch(`http://127.0.0.1:${n.monitorPort}/raftz${q}`, { signal: AbortSignal.timeout(2_000) })
+          const text = await res.text()
+          if (!text.startsWith("{")) continue // "No Raft nodes registered"
+          for (const acc of Object.values(JSON.parse(text) as Record<string, Record<string, RaftGroupView>>)) for (const [name, g] of Object.entries(acc)) groups[name] = slim(g)
+        }
+        return `${n.name}: ${JSON.stringify(groups)}`
+      } catch (err) {
+        return `${n.name}: /raftz did not answer (${(err as Error).message})`
+      }
+    })
+  )
+  return views.join("\n")
 }
 
 /** Resolves once JetStream answers through `nc` (a cluster has elected its meta leader). */
@@ -153,7 +198,7 @@ const startNatsClusterOnce = async (size: 1 | 3): Promise<NatsCluster> => {
     const storeDir = join(dir, `n${i + 1}`)
     mkdirSync(storeDir)
     const port = await freePort()
-    nodes.push({ name: `n${i + 1}`, port, clusterPort: await freePort(), url: `nats://127.0.0.1:${port}`, storeDir, process: null, log: "", startedAtMs: 0 })
+    nodes.push({ name: `n${i + 1}`, port, clusterPort: await freePort(), monitorPort: await freePort(), url: `nats://127.0.0.1:${port}`, storeDir, process: null, log: "", startedAtMs: 0 })
   }
   const startNode = async (node: NatsNode): Promise<void> => {
     const conf = join(dir, `${node.name}.conf`)
