@@ -12,7 +12,7 @@ import { openJetStreamLog } from "../../src/cluster/jetstream-log.ts"
 import { exchangeHash } from "../../src/service/exchange-snapshot.ts"
 import { demoCatalog } from "../../fixtures/catalog.ts"
 import { type ClusterEnv, clusterEnv, holdersByTerm, readWholeLog, replay, type RoleProcess, spawnRole, stopRole } from "../support/cluster-procs.ts"
-import { metaLeader, type NatsCluster, startNatsCluster } from "../support/nats-cluster.ts"
+import { metaLeader, type NatsCluster, raftViews, startNatsCluster } from "../support/nats-cluster.ts"
 import { until, waitCurrent } from "../support/log-batches.ts"
 import { WsClient } from "../support/ws-client.ts"
 
@@ -267,7 +267,12 @@ describe("the cluster on real processes", () => {
     const jsm = await until("JetStream to answer", () => jetstreamManager(nc))
     // The leader's view of the node (without `since`): asking that the leader has heard from the
     // restarted process timed out once here (run 53, cause not captured) and is left for later.
-    await waitCurrent(jsm, "TWINBOOK_JOURNAL", cluster.nodes[victim]!.name)
+    phase = "waiting for the node to rejoin the journal's stream"
+    await waitCurrent(jsm, "TWINBOOK_JOURNAL", cluster.nodes[victim]!.name).catch(async (err: Error) => {
+      // Each node's own view of its Raft groups, read while the cluster still runs.
+      throw new Error(`${err.message}\neach node's Raft groups:\n${await raftViews(cluster)}`, { cause: err })
+    })
+    phase = "reading the log back"
     // The lease bucket's stream may have lost its leader with the node: when its election outlasts
     // the lease's TTL the sequencers fail over too (trading goes on through it). Whoever leads now:
     const lastOf = (p: RoleProcess, msg: string): number => p.logs.map((x) => x.msg).lastIndexOf(msg)
