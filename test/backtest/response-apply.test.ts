@@ -193,3 +193,47 @@ describe("response takers by edge (model version 2)", () => {
     expect(html.indexOf("<h3>Arrival by edge")).toBeLessThan(html.indexOf("<h2>Charts</h2>"))
   })
 })
+
+// Version 3: the same arrivals, sizes by the edge our price offers against the tape's mid `hLongSec` later (1 contract below 0 ticks, 3 from 0).
+const sizedModel = (hLongSec: number | null) =>
+  validateModel("sized-model", {
+    format: "twinbook-response-model", version: 3,
+    size: { quantiles: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] },
+    edge: edgeModel().edge,
+    size_by_edge: hLongSec === null ? null : { horizon_sec: hLongSec, buckets: [{ from_ticks: -100, quantiles: [1, 1] }, { from_ticks: 0, quantiles: [3, 3] }] }
+  })
+
+/** Each response fill's edge (ticks of 100 bps) against the tape's mid h later, from the tape itself. */
+const longEdgesOf = (r: ReturnType<typeof runBacktest>["report"], hSec: number): number[] =>
+  r.fills.filter((f) => f.cause === "response").map((f) => {
+    const later = midAt(f.tMs + hSec * 1000)
+    return weSold(f) ? (later - f.yesPriceBps) / 100 : (f.yesPriceBps - later) / 100
+  })
+
+describe("response takers' sizes by the longer-horizon edge (model version 3)", () => {
+  it("take the size of the takers whose edge against the mid that far ahead was like ours", () => {
+    // Right after a jump, 150 s ahead is mostly the same step (the mid went the taker's way: the
+    // large takers' bucket), 300 s ahead the next step, back where it came from (the small ones').
+    const sizes = { small: [] as number[], large: [] as number[] }
+    for (const h of [150, 300]) {
+      const r = runBacktest(jumping, config(200, sizedModel(h))).report
+      const fills = r.fills.filter((f) => f.cause === "response")
+      expect(fills.length, `${h} s`).toBeGreaterThan(5)
+      longEdgesOf(r, h).forEach((e, k) => (e >= 0 ? sizes.large : sizes.small).push(fills[k]!.size))
+      if (h === 150) expect(formatSummary(r)).toMatch(/^RESPONSE {2}sizes by edge: e \(ticks\) = \(tape's mid 150 s later − ask\) for buyers.*: below … 0: /m)
+    }
+    // The small bucket draws 1 contract; the large one 3 (less only where our quote had less left).
+    expect(sizes.small.length).toBeGreaterThan(5)
+    expect(sizes.small.every((x) => x === 1)).toBe(true)
+    expect(sizes.large.length).toBeGreaterThan(5)
+    expect(sizes.large.every((x) => x <= 3)).toBe(true)
+    expect(sizes.large.filter((x) => x === 3).length).toBeGreaterThan(sizes.large.length / 2)
+  })
+
+  it("without sizes by edge, a version 3 model takes exactly the takers and sizes of version 2", () => {
+    const v2 = runBacktest(jumping, config(200, edgeModel())).report
+    const v3 = runBacktest(jumping, config(200, sizedModel(null))).report
+    expect(v2.summary.fills_from_response).toBeGreaterThan(0)
+    expect(JSON.stringify(v3.fills)).toBe(JSON.stringify(v2.fills))
+  })
+})

@@ -20,7 +20,13 @@ export interface EdgeTapeRows {
   readonly endMs: number
 }
 
-export const generateEdgeTape = (seed: string, durationSec: number, rate: (edgeTicks: number) => number, hSec = H_TRUE_SEC): EdgeTapeRows => {
+/** Sizes that depend on the taker's edge (ticks) against the mid `hSec` later, for the size fit's test (default: 1..20 at random). */
+export interface SizeBy {
+  readonly hSec: number
+  readonly size: (rng: Rng, edgeTicks: number) => number
+}
+
+export const generateEdgeTape = (seed: string, durationSec: number, rate: (edgeTicks: number) => number, hSec = H_TRUE_SEC, sizeBy?: SizeBy): EdgeTapeRows => {
   const rng = new Rng(seed, "edge-tape")
   const endMs = EDGE_T0_MS + durationSec * 1000
   // The touch path first: (time, bid, ask), a change every Exp(8 s) at a whole ms.
@@ -45,6 +51,11 @@ export const generateEdgeTape = (seed: string, durationSec: number, rate: (edgeT
     }
     return lo
   }
+  const longEdge = (ms: number, buy: boolean, j: number, hLongSec: number): number => {
+    const k = idx(ms + hLongSec * 1000)
+    const mid2 = bid[k]! + ask[k]!
+    return buy ? (mid2 - 2 * ask[j]!) / 2 : (2 * bid[j]! - mid2) / 2
+  }
   // Breakpoints of the edge: the touch changes, and the mid H later changes.
   const hMs = hSec * 1000
   const cuts = [...new Set([...t, ...t.map((x) => x - hMs).filter((x) => x > EDGE_T0_MS)])].sort((a, b) => a - b)
@@ -63,7 +74,8 @@ export const generateEdgeTape = (seed: string, durationSec: number, rate: (edgeT
         const ms = Math.floor(at)
         // A trade in a snapshot's own ms would be read against the book after it: keep the tape unambiguous.
         if (ms < from || snapshotMs.has(ms)) continue
-        trades.push({ tsMs: ms, marketId: MARKET, priceBps: buy ? ask[j]! : bid[j]!, size: rng.int(1, 20), takerSide: buy ? "buy" : "sell" })
+        const size = sizeBy === undefined ? rng.int(1, 20) : sizeBy.size(rng, longEdge(ms, buy, j, sizeBy.hSec))
+        trades.push({ tsMs: ms, marketId: MARKET, priceBps: buy ? ask[j]! : bid[j]!, size, takerSide: buy ? "buy" : "sell" })
       }
     }
   }

@@ -40,10 +40,10 @@ interface SideData {
   readonly arrSize: number[]
 }
 
-const two = (p: TouchPath, j: number): boolean => j >= 0 && p.bid[j]! >= 0 && p.ask[j]! >= 0
+export const two = (p: TouchPath, j: number): boolean => j >= 0 && p.bid[j]! >= 0 && p.ask[j]! >= 0
 
 /** The last entry strictly before tMs: the touch a taker at tMs found (a snapshot in its own ms shows the book after it). */
-const indexBefore = (p: TouchPath, tMs: number): number => indexAt(p, tMs - 0.5)
+export const indexBefore = (p: TouchPath, tMs: number): number => indexAt(p, tMs - 0.5)
 
 /** Times where either the touch (at t) or the future mid (at t + H) changes, within [from, to). */
 const breakpoints = (p: TouchPath, hMs: number, from: number, to: number): number[] => {

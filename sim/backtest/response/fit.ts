@@ -8,6 +8,7 @@ import { KIND_TRADE, TAKER_BUY } from "../dataset.ts"
 import { type Cell, fitCurve } from "./curve.ts"
 import { type EdgeTape, fitEdge, type Taker } from "./edge.ts"
 import { type ArrivalCurve, type FitBucket, type GoodnessOfFit, type Markout, RESPONSE_FORMAT, RESPONSE_VERSION, type ResponseModel, round } from "./model.ts"
+import { fitSizeByEdge, sizeQuantiles } from "./size-edge.ts"
 import { indexAt, marketTicks, mid2At, type TouchPath, touchPaths } from "./touch.ts"
 
 export const MARKOUT_HORIZONS_SEC = [5, 30, 120] as const
@@ -130,13 +131,6 @@ const goodness = (cells: Collected["cells"], buy: ArrivalCurve, sell: ArrivalCur
   }
 }
 
-/** Type-7 quantile of sorted values. */
-const quantile = (s: ReadonlyArray<number>, q: number): number => {
-  const h = (s.length - 1) * q
-  const lo = Math.floor(h)
-  return s[lo]! + (h - lo) * ((s[lo + 1] ?? s[lo]!) - s[lo]!)
-}
-
 const sizeSummary = (arrivals: ReadonlyArray<Arrival>): ResponseModel["size"] => {
   const s = arrivals.map((a) => a.size).sort((a, b) => a - b)
   if (s.length === 0) return { n: 0, mean: 1, quantiles: [1, 1], lognormal: { mu: 0, sigma: 0 } }
@@ -145,7 +139,7 @@ const sizeSummary = (arrivals: ReadonlyArray<Arrival>): ResponseModel["size"] =>
   const sigma = Math.sqrt(logs.reduce((x, y) => x + (y - mu) * (y - mu), 0) / Math.max(1, logs.length - 1))
   return {
     n: s.length, mean: round(s.reduce((x, y) => x + y, 0) / s.length),
-    quantiles: Array.from({ length: 21 }, (_, k) => round(quantile(s, k / 20))),
+    quantiles: sizeQuantiles(s),
     lognormal: { mu: round(mu), sigma: round(sigma) }
   }
 }
@@ -216,6 +210,7 @@ export const fitResponse = (inputs: ReadonlyArray<FitInput>): ResponseModel => {
     },
     size: sizeSummary(all.arrivals),
     information: { markouts, horizon_sec: APPLY_HORIZON_SEC, informed_share: Math.min(1, Math.max(0, applied.informed_share)) },
-    edge: fitEdge(edgeTapes)
+    edge: fitEdge(edgeTapes),
+    size_by_edge: fitSizeByEdge(edgeTapes)
   }
 }

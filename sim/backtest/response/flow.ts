@@ -8,8 +8,9 @@
 // Version 1 (the old spread form): λ(spread with our quote) − λ(spread of the tape's book),
 // weighted (1 − π) + π·(2 if the tape's mid moves the taker's way within the horizon, 1 if it
 // does not move, 0 if it moves the other way), π the fitted informed share.
-// A taker sends an IOC at our price for a size drawn from the fitted distribution, through the
-// real engine as the taker account.
+// A taker sends an IOC at our price for a size drawn from the fitted distribution (version 3: the
+// distribution of the takers whose edge against the tape's mid minutes later was like the one our
+// price offers), through the real engine as the taker account.
 import type { Dataset } from "../dataset.ts"
 import type { Rng } from "../../world/random.ts"
 import { CAUSE_RESPONSE, type MarketState, type Venue } from "../venue.ts"
@@ -148,6 +149,15 @@ export class ResponseFlow {
     this.updateNext()
   }
 
+  /** Version 3: the edge (ticks) our price offers against the tape's mid the sizes' horizon later; null without it (past the tape, one-sided, or before version 3). */
+  private longEdge(ms: MarketState, side: 0 | 1, priceBps: number, nowMs: number): number | null {
+    const by = this.model.size_by_edge
+    if (by === null) return null
+    const future2 = mid2At(this.paths[ms.idx]!, nowMs + by.horizon_sec * 1000)
+    if (future2 < 0) return null
+    return side === 0 ? (future2 - 2 * priceBps) / (2 * ms.tickBps) : (2 * priceBps - future2) / (2 * ms.tickBps)
+  }
+
   /** One candidate: (version 1) kept with weight w / (1 + π) by where the tape's mid goes; a kept one takes our quote. */
   private candidate(ms: MarketState, side: 0 | 1, nowMs: number): void {
     const { priceBps, edgeTicks } = this.extraRate(ms, side, nowMs)
@@ -155,7 +165,7 @@ export class ResponseFlow {
     if (this.edge !== null) {
       this.counts.takers++
       if (edgeTicks > 0) this.counts.informed++
-      this.v.take(ms, side === 0, priceBps, sizeOf(this.model, this.rng.next()), CAUSE_RESPONSE)
+      this.v.take(ms, side === 0, priceBps, sizeOf(this.model, this.rng.next(), this.longEdge(ms, side, priceBps, nowMs)), CAUSE_RESPONSE)
       return
     }
     const path = this.paths[ms.idx]!

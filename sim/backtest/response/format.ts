@@ -1,5 +1,5 @@
-// The response model's parameters and goodness of fit as label/value lines, and (version 2) the
-// table of its arrival rate by edge: the fit command prints them, and the backtest report shows
+// The response model's parameters and goodness of fit as label/value lines (version 3: with its
+// sizes by the longer-horizon edge), and (version 2 and 3) the table of its arrival rate by edge: the fit command prints them, and the backtest report shows
 // them on its first page (console and HTML).
 import type { ArrivalCurve, ResponseModel } from "./model.ts"
 
@@ -21,6 +21,17 @@ const edgeLines = (m: ResponseModel): Array<[string, string]> => {
   ]
 }
 
+/** Version 3's sizes: each bucket's edge range, count and mean size, the horizon chosen and each candidate's R² of log size. */
+const sizeByEdgeLines = (m: ResponseModel): Array<[string, string]> => {
+  const by = m.size_by_edge
+  if (by === null) return []
+  const q90 = (b: (typeof by.buckets)[number]): number => b.quantiles[Math.round((b.quantiles.length - 1) * 0.9)]!
+  return [
+    ["sizes by edge", `e (ticks) = (tape's mid ${by.horizon_sec} s later − ask) for buyers, (bid − mid ${by.horizon_sec} s later) for sellers: ${by.buckets.map((b, i) => `${i === 0 ? "below" : sig(b.from_ticks)} … ${i === by.buckets.length - 1 ? "above" : sig(by.buckets[i + 1]!.from_ticks)}: ${b.n} takers, mean ${fixed(b.mean, 1)}, q90 ${sig(q90(b))}`).join("; ")} (${by.takers} takers, ${by.takers_left_out} left out)`],
+    ["size horizon", `${by.candidates.map((c) => `${c.horizon_sec} s ${fixed(c.r_squared, 3)}`).join(", ")} (share of the variance of size between the buckets): ${by.horizon_sec} s applied`]
+  ]
+}
+
 export const responseLines = (m: ResponseModel): Array<[string, string]> => {
   const a = m.arrival
   const f = a.fit
@@ -32,7 +43,8 @@ export const responseLines = (m: ResponseModel): Array<[string, string]> => {
     ...(edge ? edgeLines(m) : []),
     [edge ? "spread" : "arrival", `${edge ? "for the record, not applied: " : ""}takers/s at the touch = a·exp(−b·spread ticks): ${curve("buy", a.buy)}; ${curve("sell", a.sell)}; over ${Math.round(a.exposure_sec).toLocaleString("en-US")} s of two-sided touch (${a.arrivals_one_sided} takers at a one-sided book left out)`],
     [edge ? "spread fit" : "fit", `${f.buckets.map((b) => `${b.from_ticks}–${b.to_ticks} ticks ${Math.round(b.exposure_sec)} s: buy ${b.buy_observed}/${fixed(b.buy_expected, 1)}, sell ${b.sell_observed}/${fixed(b.sell_expected, 1)}`).join("; ")} (observed/fitted); χ² buy ${fixed(f.chi_square.buy)}, sell ${fixed(f.chi_square.sell)}, deviance buy ${fixed(f.deviance.buy)}, sell ${fixed(f.deviance.sell)}, ${f.dof} dof`],
-    ["size", `${m.size.n} takers, mean ${fixed(m.size.mean, 1)}, median ${sig(median)}, q90 ${sig(q[Math.round((q.length - 1) * 0.9)]!)}, max ${sig(q[q.length - 1]!)} contracts; lognormal μ ${fixed(m.size.lognormal.mu)} σ ${fixed(m.size.lognormal.sigma)}${edge ? "; one distribution at every edge (the mean per edge bucket is in the table)" : ""}`],
+    ["size", `${m.size.n} takers, mean ${fixed(m.size.mean, 1)}, median ${sig(median)}, q90 ${sig(q[Math.round((q.length - 1) * 0.9)]!)}, max ${sig(q[q.length - 1]!)} contracts; lognormal μ ${fixed(m.size.lognormal.mu)} σ ${fixed(m.size.lognormal.sigma)}${m.size_by_edge !== null ? `; drawn by the edge against the mid ${m.size_by_edge.horizon_sec} s later (sizes by edge)` : edge ? "; one distribution at every edge (the mean per edge bucket is in the table)" : ""}`],
+    ...sizeByEdgeLines(m),
     ["information", `${m.information.markouts.map((k) => `${k.horizon_sec}s ${plus(k.mean_bps)} ± ${fixed(k.se_bps, 1)} bps (per contract ${plus(k.per_contract_bps)}, informed ${fixed(k.informed_share)} ± ${fixed(k.informed_share_se)}, n ${k.n})`).join("; ")}; ${edge ? "not applied: the edge carries the information" : `applied: informed share ${fixed(m.information.informed_share)} at ${m.information.horizon_sec} s`}`]
   ]
 }

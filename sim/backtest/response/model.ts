@@ -1,7 +1,8 @@
 // The market-response model (docs/backtesting.md "The market-response model"): how many takers
 // arrive at the touch as a function of the edge a quote offers against where the tape's mid goes
-// (version 2; version 1 files, arrival by the spread weighted by an informed share, still read and
-// applied in their old form), how big they are, and how much they know.
+// (version 2), how big they are — by their edge against the mid minutes later (version 3; one
+// distribution in version 2) — and how much they know. Version 1 files (arrival by the spread
+// weighted by an informed share) and version 2 files are still read and applied in their form.
 // Fitted from tapes alone (fit.ts, edge.ts), read back here, and applied by the backtest (flow.ts).
 // Plain data (structured-cloneable): it rides in the BacktestConfig to sweep and fidelity workers.
 import { readFileSync } from "node:fs"
@@ -9,8 +10,8 @@ import { BacktestInputError } from "../dataset.ts"
 
 export const RESPONSE_FORMAT = "twinbook-response-model"
 /** The version fit-response writes; READABLE_VERSIONS are those --response accepts. */
-export const RESPONSE_VERSION = 2
-export const READABLE_VERSIONS: ReadonlyArray<number> = [1, 2]
+export const RESPONSE_VERSION = 3
+export const READABLE_VERSIONS: ReadonlyArray<number> = [1, 2, 3]
 
 /** λ(s) = a · exp(−b · s) takers per second, s the spread in ticks; with the fit's standard errors. */
 export interface ArrivalCurve {
@@ -105,9 +106,36 @@ export interface EdgeArrival {
   readonly sell: EdgeSide
 }
 
+/** The sizes of the takers whose edge against the tape's mid H later fell in [from, to) ticks (the end buckets open). */
+export interface SizeBucket {
+  readonly from_ticks: number
+  readonly to_ticks: number
+  readonly n: number
+  readonly mean: number
+  /** 21 quantiles, 0 % … 100 % in steps of 5 %, as `size.quantiles`. */
+  readonly quantiles: ReadonlyArray<number>
+}
+
+/** One horizon tried for the sizes: the share of the variance of size (contracts) between its buckets. */
+export interface SizeCandidate {
+  readonly horizon_sec: number
+  readonly r_squared: number
+}
+
+/** Version 3: a taker's size drawn by its edge (ticks) against the tape's mid H later, H chosen among the candidates. */
+export interface SizeByEdge {
+  readonly form: string
+  readonly horizon_sec: number
+  readonly candidates: ReadonlyArray<SizeCandidate>
+  /** Takers used (a two-sided book before them, the mid H later within the window), and those left out. */
+  readonly takers: number
+  readonly takers_left_out: number
+  readonly buckets: ReadonlyArray<SizeBucket>
+}
+
 export interface ResponseModel {
   readonly format: typeof RESPONSE_FORMAT
-  readonly version: 1 | 2
+  readonly version: 1 | 2 | 3
   readonly sources: ReadonlyArray<{ readonly source: string; readonly markets: number; readonly arrivals: number; readonly exposure_sec: number }>
   readonly arrival: {
     readonly form: string
@@ -133,8 +161,10 @@ export interface ResponseModel {
     readonly horizon_sec: number
     readonly informed_share: number
   }
-  /** Version 2: the arrival covariate the backtest applies (the spread curve in `arrival` is then kept for the record only). Null in version 1. */
+  /** Version 2 and 3: the arrival covariate the backtest applies (the spread curve in `arrival` is then kept for the record only). Null in version 1. */
   readonly edge: EdgeArrival | null
+  /** Version 3: the sizes by the taker's longer-horizon edge; null before version 3, or when the tapes held too few takers (then one distribution, `size`). */
+  readonly size_by_edge: SizeByEdge | null
 }
 
 /**
@@ -164,9 +194,19 @@ export const arrivalRate = (m: ResponseModel, side: 0 | 1, ticks: number): numbe
   return c.a_per_sec * Math.exp(-c.b_per_tick * ticks)
 }
 
-/** A taker's size from the fitted quantiles, for a uniform draw u in [0, 1). */
-export const sizeOf = (m: ResponseModel, u: number): number => {
-  const q = m.size.quantiles
+/**
+ * A taker's size from the fitted quantiles, for a uniform draw u in [0, 1): version 3 by the
+ * taker's edge (ticks) against the tape's mid `size_by_edge.horizon_sec` later, when known (the
+ * bucket it falls in; below the first, the first), else the one distribution.
+ */
+export const sizeOf = (m: ResponseModel, u: number, longEdgeTicks: number | null = null): number => {
+  const by = m.size_by_edge
+  let q = m.size.quantiles
+  if (by !== null && longEdgeTicks !== null && by.buckets.length > 0) {
+    let k = 0
+    while (k + 1 < by.buckets.length && longEdgeTicks >= by.buckets[k + 1]!.from_ticks) k++
+    q = by.buckets[k]!.quantiles
+  }
   const h = u * (q.length - 1)
   const lo = Math.floor(h)
   const x = q[lo]! + (h - lo) * ((q[lo + 1] ?? q[lo]!) - q[lo]!)
@@ -193,6 +233,28 @@ const checkEdgeSide = (path: string, name: string, side: unknown): void => {
   })
 }
 
+/** A size-quantile list: at least 2 sizes, each ≥ 1, never decreasing. */
+const checkQuantiles = (path: string, name: string, q: unknown): void => {
+  if (!Array.isArray(q) || q.length < 2) return bad(path, `${name} must list at least 2 sizes`)
+  q.forEach((x, i) => finite(path, `${name}[${i}]`, x, 1))
+  if (q.some((x, i) => i > 0 && x < q[i - 1]!)) bad(path, `${name} must not decrease`)
+}
+
+/** Version 3's sizes by edge: a horizon above 0 and buckets whose lower ends rise, each with its quantiles. */
+const checkSizeByEdge = (path: string, by: unknown): void => {
+  const x = by as SizeByEdge | null | undefined
+  // null: too few takers to bucket when fitted; sizes come from the one distribution.
+  if (x === null) return
+  if (typeof x !== "object") return bad(path, "size_by_edge must be an object or null (version 3 draws sizes by the longer-horizon edge)")
+  if (finite(path, "size_by_edge.horizon_sec", x.horizon_sec, 0) <= 0) bad(path, "size_by_edge.horizon_sec must be above 0")
+  if (!Array.isArray(x.buckets) || x.buckets.length === 0) return bad(path, "size_by_edge.buckets must list at least one bucket")
+  x.buckets.forEach((b, i) => {
+    finite(path, `size_by_edge.buckets[${i}].from_ticks`, b?.from_ticks)
+    checkQuantiles(path, `size_by_edge.buckets[${i}].quantiles`, b?.quantiles)
+    if (i > 0 && !(b.from_ticks > x.buckets[i - 1]!.from_ticks)) bad(path, `size_by_edge.buckets[${i}].from_ticks must be above the bucket before it`)
+  })
+}
+
 /** Checks what the backtest uses of a model; anything else in the file is informational. */
 export const validateModel = (path: string, json: unknown): ResponseModel => {
   const m = json as ResponseModel
@@ -209,16 +271,14 @@ export const validateModel = (path: string, json: unknown): ResponseModel => {
     if (pi > 1) bad(path, "information.informed_share must be in 0..1")
     finite(path, "information.horizon_sec", m.information?.horizon_sec, 1)
   } else {
-    if (typeof m.edge !== "object" || m.edge === null) return bad(path, "edge is missing (version 2 applies the arrival rate by edge)")
+    if (typeof m.edge !== "object" || m.edge === null) return bad(path, `edge is missing (version ${m.version} applies the arrival rate by edge)`)
     const h = finite(path, "edge.horizon_sec", m.edge.horizon_sec, 0)
     if (h <= 0) bad(path, "edge.horizon_sec must be above 0")
     checkEdgeSide(path, "buy", m.edge.buy)
     checkEdgeSide(path, "sell", m.edge.sell)
+    if (m.version === 3) checkSizeByEdge(path, m.size_by_edge)
   }
-  const q = m.size?.quantiles
-  if (!Array.isArray(q) || q.length < 2) return bad(path, "size.quantiles must list at least 2 sizes")
-  q.forEach((x, i) => finite(path, `size.quantiles[${i}]`, x, 1))
-  if (q.some((x, i) => i > 0 && x < q[i - 1]!)) bad(path, "size.quantiles must not decrease")
+  checkQuantiles(path, "size.quantiles", m.size?.quantiles)
   return normalised(m)
 }
 
@@ -239,6 +299,13 @@ const edgeOf = (e: EdgeArrival): EdgeArrival => ({
   form: String(e.form ?? "takers per second against the edge e = (mid H later − our price) ÷ tick, per side; monotone"), horizon_sec: e.horizon_sec, bucket_ticks: num(e.bucket_ticks),
   candidates: list(e.candidates).map((c) => ({ horizon_sec: num(c.horizon_sec), loglik_gain_buy: num(c.loglik_gain_buy), loglik_gain_sell: num(c.loglik_gain_sell) })),
   arrivals: num(e.arrivals), arrivals_left_out: num(e.arrivals_left_out), buy: edgeSideOf(e.buy), sell: edgeSideOf(e.sell)
+})
+
+const sizeByEdgeOf = (x: SizeByEdge): SizeByEdge => ({
+  form: String(x.form ?? "sizes by the taker's edge (ticks) against the tape's mid H later"), horizon_sec: x.horizon_sec,
+  candidates: list(x.candidates).map((c) => ({ horizon_sec: num(c.horizon_sec), r_squared: num(c.r_squared) })),
+  takers: num(x.takers), takers_left_out: num(x.takers_left_out),
+  buckets: x.buckets.map((b) => ({ from_ticks: b.from_ticks, to_ticks: num(b.to_ticks), n: num(b.n), mean: num(b.mean), quantiles: b.quantiles }))
 })
 
 /** The checked model with its informational parts (fit, sources, markouts) present, 0 or empty where a hand-written file leaves them out. */
@@ -270,7 +337,8 @@ const normalised = (m: ResponseModel): ResponseModel => {
       })),
       horizon_sec: num(info.horizon_sec), informed_share: num(info.informed_share)
     },
-    edge: m.version === 2 && m.edge !== null && m.edge !== undefined ? edgeOf(m.edge) : null
+    edge: m.version >= 2 && m.edge !== null && m.edge !== undefined ? edgeOf(m.edge) : null,
+    size_by_edge: m.version === 3 && m.size_by_edge !== null && m.size_by_edge !== undefined ? sizeByEdgeOf(m.size_by_edge) : null
   }
 }
 
