@@ -40,10 +40,10 @@ interface SideData {
   readonly arrSize: number[]
 }
 
-export const two = (p: TouchPath, j: number): boolean => j >= 0 && p.bid[j]! >= 0 && p.ask[j]! >= 0
+const two = (p: TouchPath, j: number): boolean => j >= 0 && p.bid[j]! >= 0 && p.ask[j]! >= 0
 
 /** The last entry strictly before tMs: the touch a taker at tMs found (a snapshot in its own ms shows the book after it). */
-export const indexBefore = (p: TouchPath, tMs: number): number => indexAt(p, tMs - 0.5)
+const indexBefore = (p: TouchPath, tMs: number): number => indexAt(p, tMs - 0.5)
 
 /** Times where either the touch (at t) or the future mid (at t + H) changes, within [from, to). */
 const breakpoints = (p: TouchPath, hMs: number, from: number, to: number): number[] => {
@@ -61,6 +61,23 @@ const breakpoints = (p: TouchPath, hMs: number, from: number, to: number): numbe
     if (t > out[out.length - 1]!) out.push(t)
   }
   return out
+}
+
+/**
+ * The edge (ticks) a taker found against the tape's mid hMs later: against the touch just before
+ * its own ms, with its own impact (the touch it left behind) taken out of the future mid, which is
+ * not information it had. Null outside the window (at or after windowEnd, before the first
+ * snapshot) or at a one-sided book.
+ */
+export const takerEdge = (tape: EdgeTape, t: Taker, hMs: number, windowEnd: number): number | null => {
+  const p = tape.paths[t.market]!
+  const j = indexBefore(p, t.tMs)
+  let future2 = mid2At(p, t.tMs + hMs)
+  if (t.tMs >= windowEnd || p.tMs.length === 0 || t.tMs < p.tMs[0]! || !two(p, j) || future2 < 0) return null
+  const after2 = mid2At(p, t.tMs)
+  if (after2 >= 0) future2 -= after2 - (p.bid[j]! + p.ask[j]!)
+  const tick2 = 2 * tape.ticks[t.market]!
+  return t.buy ? (future2 - 2 * p.ask[j]!) / tick2 : (2 * p.bid[j]! - future2) / tick2
 }
 
 /** Exposure and arrivals by edge, per side, for one horizon over the window [first snapshot, end − maxH). */
@@ -89,19 +106,13 @@ const collect = (tapes: ReadonlyArray<EdgeTape>, hSec: number, maxHSec: number):
       }
     })
     for (const t of tape.takers) {
-      const p = tape.paths[t.market]!
-      const j = indexBefore(p, t.tMs)
-      let future2 = mid2At(p, t.tMs + hMs)
-      if (t.tMs >= windowEnd || p.tMs.length === 0 || t.tMs < p.tMs[0]! || !two(p, j) || future2 < 0) {
+      const e = takerEdge(tape, t, hMs, windowEnd)
+      if (e === null) {
         leftOut++
         continue
       }
-      // The taker's own impact (the touch it left behind) is not information it had: take it out of the future mid.
-      const after2 = mid2At(p, t.tMs)
-      if (after2 >= 0) future2 -= after2 - (p.bid[j]! + p.ask[j]!)
-      const tick2 = 2 * tape.ticks[t.market]!
       const s = t.buy ? buy : sell
-      s.arrEdge.push(t.buy ? (future2 - 2 * p.ask[j]!) / tick2 : (2 * p.bid[j]! - future2) / tick2)
+      s.arrEdge.push(e)
       s.arrSize.push(t.size)
     }
   }

@@ -6,9 +6,8 @@
 // the taker's own impact taken out of the future mid as in edge.ts) into buckets holding 50, 25,
 // 15, 7.5 and 2.5 % of them (the large, informed takers are few), each keeps its 21 size
 // quantiles, and the H whose buckets explain most of the variance of size is kept.
-import { type EdgeTape, indexBefore, two } from "./edge.ts"
+import { type EdgeTape, takerEdge } from "./edge.ts"
 import { round, type SizeBucket, type SizeByEdge, type SizeCandidate } from "./model.ts"
-import { mid2At } from "./touch.ts"
 
 export const SIZE_HORIZONS_SEC = [120, 300, 900, 1800] as const
 /** Where the buckets end, as shares of the takers by edge: the large, informed takers are few, at the top. */
@@ -31,17 +30,9 @@ const edgesAt = (tapes: ReadonlyArray<EdgeTape>, hSec: number, maxHSec: number):
   for (const tape of tapes) {
     const windowEnd = tape.endMs - maxHSec * 1000
     for (const t of tape.takers) {
-      const p = tape.paths[t.market]!
-      const j = indexBefore(p, t.tMs)
-      let future2 = mid2At(p, t.tMs + hSec * 1000)
-      if (t.tMs >= windowEnd || p.tMs.length === 0 || t.tMs < p.tMs[0]! || !two(p, j) || future2 < 0) {
-        leftOut++
-        continue
-      }
-      const after2 = mid2At(p, t.tMs)
-      if (after2 >= 0) future2 -= after2 - (p.bid[j]! + p.ask[j]!)
-      const tick2 = 2 * tape.ticks[t.market]!
-      rows.push([t.buy ? (future2 - 2 * p.ask[j]!) / tick2 : (2 * p.bid[j]! - future2) / tick2, t.size])
+      const e = takerEdge(tape, t, hSec * 1000, windowEnd)
+      if (e === null) leftOut++
+      else rows.push([e, t.size])
     }
   }
   return { rows, leftOut }
