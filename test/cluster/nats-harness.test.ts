@@ -5,7 +5,7 @@
 // rejoins with what it missed.
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type NatsCluster, raftViews, startNatsCluster } from "../support/nats-cluster.ts"
+import { goDurationMs, metaLeaderHeardFromMs, type NatsCluster, raftViews, startNatsCluster } from "../support/nats-cluster.ts"
 
 let c: NatsCluster
 beforeAll(async () => {
@@ -28,6 +28,12 @@ describe("the NATS test cluster", () => {
     expect(views.map((v) => v.slice(0, 3))).toEqual(["n1:", "n2:", "n3:"])
     for (const v of views) expect(v).toMatch(/"_meta_":\{"state":"(LEADER|FOLLOWER)"/)
     expect(views.filter((v) => /"S-R3F-[^"]+":\{"state":"LEADER"/.test(v))).toHaveLength(1)
+    // The meta leader hears from every follower about once a second (what a restart is judged by).
+    for (const n of c.nodes) {
+      const ago = await metaLeaderHeardFromMs(c, n.name)
+      if (!views.some((v) => v.startsWith(`${n.name}: {"_meta_":{"state":"LEADER"`))) expect(ago, n.name).toBeLessThan(3_000)
+    }
+    expect([goDurationMs("772.49ms"), goDurationMs("4.5s"), goDurationMs("5m0.5s"), goDurationMs("1h2m3s"), goDurationMs("12µs"), goDurationMs("soon")]).toEqual([772.49, 4_500, 300_500, 3_723_000, 0.012, null])
     await c.kill(2)
     expect((await raftViews(c)).split("\n")[2]).toBe("n3: down")
     // Right after a node dies the cluster may be moving its JetStream leaders: a publish can fail

@@ -129,6 +129,46 @@ export const raftViews = async (cluster: NatsCluster): Promise<string> => {
   return views.join("\n")
 }
 
+/** A Go duration as /raftz prints it ("772.49ms", "4.75s", "5m0.44s", "1h2m3s") in ms; null if unreadable. */
+export const goDurationMs = (d: string): number | null => {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1, "µs": 0.001, us: 0.001, ns: 0.000001 }
+  let ms = 0
+  let rest = d
+  while (rest.length > 0) {
+    const m = /^(\d+(?:\.\d+)?)(h|ms|m|s|µs|us|ns)/.exec(rest)
+    if (m === null) return null
+    ms += Number(m[1]) * units[m[2]!]!
+    rest = rest.slice(m[0].length)
+  }
+  return d.length > 0 ? ms : null
+}
+
+/**
+ * How long ago the JetStream meta leader last heard from node `name` (ms, its own `/raftz`), or
+ * null while no running node leads the meta group or the leader never heard from it. The meta
+ * leader hears from every follower about once a second; a node restarted into a cluster whose
+ * routes then carry its traffic one way only stays unheard (docs/cluster.md).
+ */
+export const metaLeaderHeardFromMs = async (cluster: NatsCluster, name: string): Promise<number | null> => {
+  for (const n of cluster.nodes) {
+    if (n.process === null) continue
+    try {
+      const res = await fetch(`http://127.0.0.1:${n.monitorPort}/raftz`, { signal: AbortSignal.timeout(2_000) })
+      const text = await res.text()
+      if (!text.startsWith("{")) continue
+      for (const acc of Object.values(JSON.parse(text) as Record<string, Record<string, RaftGroupView>>)) {
+        const meta = acc["_meta_"]
+        if (meta?.state !== "LEADER") continue
+        const peer = Object.values(meta.peers ?? {}).find((p) => p.name === name)
+        return peer?.last_seen === undefined ? null : goDurationMs(peer.last_seen)
+      }
+    } catch {
+      // not answering: another node may lead
+    }
+  }
+  return null
+}
+
 /** Resolves once JetStream answers through `nc` (a cluster has elected its meta leader). */
 export const waitJetStream = async (nc: NatsConnection, timeoutMs = 60_000): Promise<void> => {
   const start = performance.now()
