@@ -23,9 +23,10 @@ interface Report {
 export const repoPathOf = (name: string, root: string): string => {
   const rel = relative(root, name).split(sep).join("/")
   if (!rel.startsWith("../") && !isAbsolute(rel)) return rel
-  const at = name.split(sep).join("/").lastIndexOf("/test/")
+  const slashed = name.split(sep).join("/")
+  const at = slashed.lastIndexOf("/test/")
   if (at < 0) throw new Error(`${name} is not a test file under test/`)
-  return name.split(sep).join("/").slice(at + 1)
+  return slashed.slice(at + 1)
 }
 
 /** Seconds per file (one decimal), keys sorted: the file diffs line by line. */

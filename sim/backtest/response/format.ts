@@ -1,6 +1,7 @@
 // The response model's parameters and goodness of fit as label/value lines (version 3: with its
-// sizes by the longer-horizon edge), and (version 2 and 3) the table of its arrival rate by edge: the fit command prints them, and the backtest report shows
-// them on its first page (console and HTML).
+// sizes by the longer-horizon edge), and (version 2 and 3) the table of its arrival rate by edge:
+// the fit command prints them, and the backtest report shows them on its first page (console and
+// HTML).
 import type { ArrivalCurve, ResponseModel } from "./model.ts"
 
 const sig = (x: number, digits = 3): string => (x === 0 ? "0" : Number(x.toPrecision(digits)).toString())
@@ -21,7 +22,7 @@ const edgeLines = (m: ResponseModel): Array<[string, string]> => {
   ]
 }
 
-/** Version 3's sizes: each bucket's edge range, count and mean size, the horizon chosen and each candidate's R² of log size. */
+/** Version 3's sizes: each bucket's edge range, count, mean size and q90, the horizon chosen and each candidate's share of the size variance. */
 const sizeByEdgeLines = (m: ResponseModel): Array<[string, string]> => {
   const by = m.size_by_edge
   if (by === null) return []

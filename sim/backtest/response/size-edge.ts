@@ -67,10 +67,12 @@ const bucketsOf = (rows: ReadonlyArray<[number, number]>): { buckets: SizeBucket
 export const fitSizeByEdge = (tapes: ReadonlyArray<EdgeTape>, horizonsSec: ReadonlyArray<number> = SIZE_HORIZONS_SEC): SizeByEdge | null => {
   const maxH = Math.max(...horizonsSec)
   const fits = horizonsSec.map((h) => ({ h, ...edgesAt(tapes, h, maxH) })).map((x) => ({ ...x, ...bucketsOf(x.rows) }))
-  if (fits.every((f) => f.rows.length < 2 * CUTS.length)) return null
+  // A horizon with too few takers to bucket (a book one-sided that far ahead) is not chosen: its buckets would be empty.
+  const usable = fits.filter((f) => f.rows.length >= 2 * CUTS.length)
+  if (usable.length === 0) return null
   const candidates: SizeCandidate[] = fits.map((f) => ({ horizon_sec: f.h, r_squared: round(f.rSquared) }))
-  let best = fits[0]!
-  for (const f of fits) if (f.rSquared > best.rSquared) best = f
+  let best = usable[0]!
+  for (const f of usable) if (f.rSquared > best.rSquared) best = f
   return {
     form: "a taker's size drawn from the quantiles of the bucket its edge e (ticks) falls in, e = (tape's mid H later − ask) ÷ tick for buyers, (bid − mid H later) ÷ tick for sellers; five buckets of equal count, the end ones open",
     horizon_sec: best.h, candidates, takers: best.rows.length, takers_left_out: best.leftOut, buckets: best.buckets
