@@ -1,4 +1,4 @@
-// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
+// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--calibrate-intervals] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 // How well a backtest predicts what the bot really did (sim/fidelity/fidelity.ts, docs/backtesting.md "Fidelity").
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -8,22 +8,24 @@ import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS,
 import type { FidelityJob } from "./fidelity/worker.ts"
 import { loadScenario, ScenarioError } from "./scenario/scenario.ts"
 import { parseSeeds } from "./sweep/sweep.ts"
-import { type Calibration, calibrationDirOf, calibrationLines, fitCalibration, overlapError } from "./fidelity/calibrate.ts"
+import { type Calibration, calibrationDirOf, calibrationLines, calibrationTapeDirOf, fitCalibration, overlapError } from "./fidelity/calibrate.ts"
+import { type CalibratedFigures, calibratedLines, calibratedRangeText, type ErrorRun, type IntervalCalibration, intervalCalibrationFileOf, intervalCalibrationOf, withCalibratedIntervals } from "./fidelity/conformal.ts"
+import type { ResponseModel } from "./backtest/response/model.ts"
 import { coverageLines } from "./fidelity/coverage.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 
-const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
+const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
 const DURATION = /^(\d+)(s|m|h|d)$/
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
-interface Args { file: string; seeds: number[]; calibrate: number[] | null; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+interface Args { file: string; seeds: number[]; calibrate: number[] | null; calibrateIntervals: boolean; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
 
 /** Response-model draws per headline interval with --calibrate: 10 more backtests per bot-run (about 60 % more backtesting than the 17 it has). */
 const FIDELITY_DRAWS = 10
 
 const parseArgs = (argv: ReadonlyArray<string>): Args => {
-  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
+  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, calibrateIntervals: false, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
   const dur = (flag: string, v: string): number => {
     const m = DURATION.exec(v)
     if (m === null) throw new Error(`${flag} ${v}: expected e.g. 1s, 30m, 4h`)
@@ -44,6 +46,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     if (a === "--json") out.json = true
     else if (a === "--seeds") out.seeds = parseSeeds(value())
     else if (a === "--calibrate") out.calibrate = parseSeeds(value())
+    else if (a === "--calibrate-intervals") out.calibrateIntervals = true
     else if (a === "--duration") out.durationSec = dur(a, value())
     else if (a === "--draws") out.draws = whole(a, value(), 0, 10_000)
     else if (a === "--interval-level") out.interval = { ...out.interval, level: whole(a, value(), 50, 99) / 100 }
@@ -63,6 +66,9 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else out.file = a
   }
   if (out.draws !== null && out.calibrate === null) throw new Error("--draws: the draws are of the market-response model; give --calibrate")
+  if (out.calibrateIntervals && (out.calibrate === null || out.calibrate.length < 2)) {
+    throw new Error("--calibrate-intervals: the intervals are calibrated on the calibration seeds' runs, each backtested with a model fitted on the others; give --calibrate with at least 2 seeds (90% needs 7)")
+  }
   out.interval = { ...out.interval, draws: out.calibrate === null ? 0 : (out.draws ?? FIDELITY_DRAWS) }
   return out
 }
@@ -131,12 +137,12 @@ const attributionLines = (a: FidelitySummary["pnl_attribution"]): string[] =>
 /** "<" or ">" when the realised value fell below or above the range (PnL in USDC, compared to the micro). */
 const mark = (value: number, range: readonly [number, number]): string => (value < range[0] - 5e-7 ? " <" : value > range[1] + 5e-7 ? " >" : "")
 
-const table = (s: FidelitySummary, calibration: Calibration | null): string => {
+const table = (s: FidelitySummary & CalibratedFigures, calibration: Calibration | null): string => {
   const lines: string[] = []
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
   lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
   lines.push("")
-  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "rebates r/b (USDC)", "trading PnL r/b (USDC)", "r at cf marks", "book-move fills", "response fills", "queue decreases", "replay fills/contracts", "PnL range (USDC)", "fills range"]
+  const header = ["seed", "bot", "fills r/b", "contracts r/b", "rewards r/b (USDC)", "rebates r/b (USDC)", "trading PnL r/b (USDC)", "r at cf marks", "book-move fills", "response fills", "queue decreases", "replay fills/contracts", "PnL range (USDC)", "fills range", ...(s.interval_calibration === null ? [] : ["calibrated PnL range"])]
   const rows = s.runs.map((r) => {
     const b = h(r)
     const oneSide = r.rewardDaysOneSide.realisedOnly.length + r.rewardDaysOneSide.backtestOnly.length > 0 ? "!" : ""
@@ -145,7 +151,8 @@ const table = (s: FidelitySummary, calibration: Calibration | null): string => {
       String(b.fillsFromBookMoves), String(b.fillsFromResponse ?? 0), String(b.queueDecreasesAtOurLevel),
       r.replay === null ? "-" : `${r.replay.fills}/${r.replay.filledContracts}`,
       r.interval == null ? "-" : `${r.interval.pnl_usdc[0].toFixed(2)}…${r.interval.pnl_usdc[1].toFixed(2)}${mark(r.realised.tradingPnlMicro / 1e6, r.interval.pnl_usdc)}`,
-      r.interval == null ? "-" : `${r.interval.fills[0]}…${r.interval.fills[1]}${mark(r.realised.fills, r.interval.fills)}`]
+      r.interval == null ? "-" : `${r.interval.fills[0]}…${r.interval.fills[1]}${mark(r.realised.fills, r.interval.fills)}`,
+      ...(s.interval_calibration === null ? [] : [calibratedRangeText(r)])]
   })
   const widths = header.map((x, c) => Math.max(x.length, ...rows.map((row) => row[c]!.length)))
   const fmt = (row: string[]): string => row.map((x, c) => x.padStart(widths[c]!)).join("  ")
@@ -164,7 +171,7 @@ const table = (s: FidelitySummary, calibration: Calibration | null): string => {
     const r = s.replay
     lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, rebates ${fmtRatio(r.rebates)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
   }
-  lines.push(...perRunLines(s), "", ...calibrationLines(calibration), "")
+  lines.push(...perRunLines(s), ...calibratedLines(s), "", ...calibrationLines(calibration), "")
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
   lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, rebates ${fmtRatio(s.median_ratio.rebates)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks?.toFixed(2) ?? "-"} at the counterfactual's) — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
@@ -172,12 +179,46 @@ const table = (s: FidelitySummary, calibration: Calibration | null): string => {
 }
 
 /** Phase 0 (with --calibrate): the calibration seeds' live worlds and tapes, then the fit on them alone. */
-const calibrate = async (args: Args, log: (line: string) => void): Promise<Calibration> => {
+const calibrate = async (args: Args, log: (line: string) => void): Promise<{ calibration: Calibration; realised: Map<number, Realised[]> }> => {
   const jobs: FidelityJob[] = args.calibrate!.map((seed) => ({ kind: "calibrate", seed, dir: calibrationDirOf(args.out, seed) }) as const)
-  let done = 0
-  await pool(args, jobs, (job) => log(`fidelity: ${++done}/${jobs.length} calibration worlds (seed ${job.seed})`))
+  const realised = new Map<number, Realised[]>()
+  await pool(args, jobs, (job, result) => {
+    realised.set(job.seed, (result as { realised: Realised[] }).realised)
+    log(`fidelity: ${realised.size}/${jobs.length} calibration worlds (seed ${job.seed})`)
+  })
   const c = await fitCalibration(args.out, args.calibrate!)
   log(`fidelity: response model fitted on seeds ${c.seeds.join(",")}: ${c.model.arrival.arrivals} takers, arrival by edge against the mid ${c.model.edge?.horizon_sec ?? "-"} s later`)
+  return { calibration: c, realised }
+}
+
+/**
+ * Phase 0b (--calibrate-intervals): each calibration seed's worlds without each bot, and the
+ * response model fitted without that seed; then each calibration bot-run backtested as a judged
+ * run's headline is, and the errors written to `<out>/calibration/interval-calibration.json`.
+ */
+const calibrateIntervals = async (args: Args, bots: ReadonlyArray<string>, realised: Map<number, Realised[]>, log: (line: string) => void): Promise<IntervalCalibration> => {
+  const seeds = args.calibrate!
+  const jobs: FidelityJob[] = seeds.flatMap((seed) => [
+    { kind: "fit-leaving-out", seed, out: args.out, seeds } as const,
+    ...bots.map((agent) => ({ kind: "without", seed, agent, dir: calibrationTapeDirOf(args.out, seed, agent) }) as const)
+  ])
+  const models = new Map<number, ResponseModel>()
+  let done = 0
+  await pool(args, jobs, (job, result) => {
+    if (job.kind === "fit-leaving-out") models.set(job.seed, result as ResponseModel)
+    log(`fidelity: ${++done}/${jobs.length} calibration pieces (${job.kind === "without" ? `seed ${job.seed} without ${job.agent}` : `response model without seed ${job.seed}`})`)
+  })
+  const btJobs: FidelityJob[] = seeds.flatMap((seed) => (realised.get(seed) ?? []).map((r) => ({
+    kind: "calibration-backtest", seed, realised: r, dir: calibrationTapeDirOf(args.out, seed, r.agent), response: models.get(seed) ?? null
+  }) as const))
+  const errors: ErrorRun[] = []
+  await pool(args, btJobs, (_job, result) => {
+    errors.push(result as ErrorRun)
+    log(`fidelity: ${errors.length}/${btJobs.length} calibration backtests (headline model)`)
+  })
+  errors.sort((a, b) => a.seed - b.seed || a.agent.localeCompare(b.agent))
+  const c = intervalCalibrationOf(errors, args.interval.level, seeds, HEADLINE)
+  writeFileSync(intervalCalibrationFileOf(args.out), `${JSON.stringify(c, null, 2)}\n`)
   return c
 }
 
@@ -216,7 +257,9 @@ const main = async (): Promise<number> => {
     return 2
   }
   const log = (line: string): void => void process.stderr.write(`${line}\n`)
-  const calibration = args.calibrate === null ? null : await calibrate(args, log)
+  const cal = args.calibrate === null ? null : await calibrate(args, log)
+  const calibration = cal?.calibration ?? null
+  const intervalCalibration = cal === null || !args.calibrateIntervals ? null : await calibrateIntervals(args, bots, cal.realised, log)
   // Phase 1: the live worlds and the counterfactual tapes, on every worker.
   const realised = new Map<number, Realised[]>()
   const tapes = new Map<string, { dir: string; trades: number; snapshots: number }>()
@@ -245,7 +288,7 @@ const main = async (): Promise<number> => {
     log(`fidelity: ${runs.length}/${btJobs.length} backtests (${QUEUE_MODELS.length} queue × ${LATENCY_MODELS.length} latency models each)`)
   })
   runs.sort((a, b) => a.seed - b.seed || a.agent.localeCompare(b.agent))
-  const s = { ...summarise(scenario.name, args.seeds, args.snapshotSec, runs), calibration }
+  const s = withCalibratedIntervals({ ...summarise(scenario.name, args.seeds, args.snapshotSec, runs), calibration }, intervalCalibration)
   mkdirSync(args.out, { recursive: true })
   writeFileSync(join(args.out, "fidelity.json"), `${JSON.stringify(s, null, 2)}\n`)
   writeFileSync(join(args.out, "fidelity.txt"), `${table(s, calibration)}\n`)

@@ -6,7 +6,9 @@
 import { join } from "node:path"
 import type { ResponseModel } from "../backtest/response/model.ts"
 import { fitTapes } from "../backtest/response/fit-cli.ts"
+import type { JournalRecord } from "../../src/service/commands.ts"
 import { runScenario } from "../scenario/run.ts"
+import { botAgents, type Realised, realisedOf, userOfAgent } from "./fidelity.ts"
 import type { Scenario } from "../scenario/scenario.ts"
 import { writeRunTape } from "../scenario/tape.ts"
 
@@ -25,12 +27,21 @@ export const overlapError = (judged: ReadonlyArray<number>, calibrate: ReadonlyA
   return both.length === 0 ? null : `--calibrate and --seeds share seed${both.length > 1 ? "s" : ""} ${both.join(",")}: a seed is never judged by a model fitted on it`
 }
 
-/** One calibration world, live (every agent in), its tape written to `dir`. */
-export const runCalibrationWorld = async (scenario: Scenario, seed: number, dir: string, snapshotSec: number, durationSec?: number): Promise<{ dir: string }> => {
+/** One calibration world, live (every agent in), its tape written to `dir`; its bots' realised outcomes, for the calibrated intervals. */
+export const runCalibrationWorld = async (scenario: Scenario, seed: number, dir: string, snapshotSec: number, durationSec?: number): Promise<{ dir: string; realised: Realised[] }> => {
   const summary = await runScenario(scenario, { seed, expectations: false, ...(durationSec === undefined ? {} : { durationSec }) })
   await writeRunTape(summary, { dir, intervalSec: snapshotSec, format: "parquet" })
-  return { dir }
+  const bots = botAgents(scenario).map((agent) => ({ agent, user: userOfAgent(seed, agent) }))
+  return { dir, realised: realisedOf(summary.records as ReadonlyArray<JournalRecord>, bots) }
 }
+
+export const calibrationTapeDirOf = (outDir: string, seed: number, agent: string): string => join(outDir, "calibration", `seed${seed}-without-${agent}`)
+/** The response model a calibration seed's own runs are backtested with: fitted on the other calibration seeds, never on it. */
+export const leaveOutModelFileOf = (outDir: string, seed: number): string => join(outDir, "calibration", "leave-one-out", `response-model-without-seed${seed}.json`)
+
+/** Fits the model on the calibration tapes of every seed but `seed` (its runs' errors are then out of sample). */
+export const fitLeavingOut = (outDir: string, seeds: ReadonlyArray<number>, seed: number): Promise<ResponseModel> =>
+  fitTapes(seeds.filter((s) => s !== seed).map((s) => calibrationDirOf(outDir, s)), leaveOutModelFileOf(outDir, seed))
 
 /** Fits the model on the calibration tapes, in seed order, and writes it beside them. */
 export const fitCalibration = async (outDir: string, seeds: ReadonlyArray<number>): Promise<Calibration> => {

@@ -24,6 +24,7 @@ import { DEFAULT_INTERVAL, type IntervalSpec } from "../backtest/interval.ts"
 import { withInterval } from "../backtest/interval-run.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
 import { type Coverage, coverageOf, type RunInterval, runIntervalOf } from "./coverage.ts"
+import type { ErrorRun } from "./conformal.ts"
 import { Rng } from "../world/random.ts"
 import { agentNames, runScenario } from "../scenario/run.ts"
 import type { Scenario } from "../scenario/scenario.ts"
@@ -321,11 +322,8 @@ export const backtestBot = async (
       attribution: report.stats.pnl_attribution,
       result: {
         queue, latency: lat.name,
-        fills: ours.reduce((s, m) => s + m.fills, 0),
-        filledContracts: ours.reduce((s, m) => s + m.filled_contracts, 0),
+        ...tradingOf(report, realised),
         rewardsMicro: report.rewardDays.filter((d) => servicePaid.includes(d.day)).reduce((s, d) => s + d.lpMicro, 0),
-        rebatesMicro: ours.reduce((s, m) => s + m.maker_rebates_micro, 0),
-        tradingPnlMicro: ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0),
         fillsFromBookMoves: report.summary.fills_from_book_moves,
         fillsFromResponse: report.summary.fills_from_response,
         queueDecreasesAtOurLevel: report.summary.queue_decreases_at_our_level
@@ -376,6 +374,35 @@ export const backtestBot = async (
     rewardDaysOneSide: { realisedOnly: servicePaid.filter((d) => !backtestPaid.includes(d)), backtestOnly: backtestPaid.filter((d) => !servicePaid.includes(d)) },
     interval: headline!.interval,
     attribution: { realised: realisedAttribution(realised, realisedSide.tradingPnlMicro), backtest: headline!.attribution, replay: replayAttribution }
+  }
+}
+
+/** A backtest's fills, contracts, rebates and trading PnL (rebates out) in the bot's own markets. */
+const tradingOf = (report: ReturnType<typeof runBacktest>["report"], realised: Realised): Omit<Side, "rewardsMicro"> => {
+  const ours = report.markets.filter((m) => realised.markets.includes(m.market_id))
+  return {
+    fills: ours.reduce((s, m) => s + m.fills, 0),
+    filledContracts: ours.reduce((s, m) => s + m.filled_contracts, 0),
+    rebatesMicro: ours.reduce((s, m) => s + m.maker_rebates_micro, 0),
+    tradingPnlMicro: ours.reduce((s, m) => s + m.pnl_micro - m.maker_rebates_micro, 0)
+  }
+}
+
+/**
+ * A calibration bot-run for the calibrated intervals (sim/fidelity/conformal.ts): the headline
+ * model alone on its counterfactual tape, with the response model fitted without its seed, and
+ * its realised side at the live market's marks, as a judged run's headline is compared.
+ */
+export const backtestHeadline = async (seed: number, realised: Realised, tapeDir: string, response: ResponseModel | null): Promise<ErrorRun> => {
+  const q = HEADLINE.queue
+  const { dataset, meta } = await loadTape(tapeDir, null, q === "flow" || q === "adds" ? q : "none")
+  const lat = LATENCY_MODELS.find((l) => l.name === HEADLINE.latency)!
+  const { report } = runBacktest(dataset, botBacktestConfig(seed, realised, meta, HEADLINE.queue, lat, response))
+  const b = tradingOf(report, realised)
+  return {
+    seed, agent: realised.agent,
+    realised: { fills: realised.fills, tradingPnlMicro: realisedTradingPnlAt(realised, new Map(Object.entries(realised.liveMarksBps))) },
+    backtest: { fills: b.fills, tradingPnlMicro: b.tradingPnlMicro }
   }
 }
 

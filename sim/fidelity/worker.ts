@@ -1,9 +1,9 @@
 // One worker thread of `npm run fidelity`: runs the jobs it is sent, one at a time.
 import { parentPort, workerData } from "node:worker_threads"
-import { backtestBot, type Realised, runLive, runWithout } from "./fidelity.ts"
+import { backtestBot, backtestHeadline, type Realised, runLive, runWithout } from "./fidelity.ts"
 import { loadScenario } from "../scenario/scenario.ts"
 import type { ResponseModel } from "../backtest/response/model.ts"
-import { runCalibrationWorld } from "./calibrate.ts"
+import { fitLeavingOut, runCalibrationWorld } from "./calibrate.ts"
 import type { IntervalSpec } from "../backtest/interval.ts"
 
 export type FidelityJob =
@@ -11,22 +11,29 @@ export type FidelityJob =
   | { readonly kind: "without"; readonly seed: number; readonly agent: string; readonly dir: string }
   | { readonly kind: "backtest"; readonly seed: number; readonly realised: Realised; readonly tape: { dir: string; trades: number; snapshots: number }; readonly replayDir: string; readonly response?: ResponseModel | null; readonly interval?: IntervalSpec }
   | { readonly kind: "calibrate"; readonly seed: number; readonly dir: string }
+  /** The response model for one calibration seed's own runs: fitted on the other calibration seeds. */
+  | { readonly kind: "fit-leaving-out"; readonly seed: number; readonly out: string; readonly seeds: ReadonlyArray<number> }
+  /** One calibration bot-run, headline model only (the calibrated intervals' errors). */
+  | { readonly kind: "calibration-backtest"; readonly seed: number; readonly realised: Realised; readonly dir: string; readonly response: ResponseModel | null }
 
 const { file, durationSec, snapshotSec } = workerData as { file: string; durationSec: number | undefined; snapshotSec: number }
 const scenario = loadScenario(file)
 
+const run = (job: FidelityJob): Promise<unknown> => {
+  switch (job.kind) {
+    case "live": return runLive(scenario, job.seed, job.out, snapshotSec, durationSec)
+    case "without": return runWithout(scenario, job.seed, job.agent, job.dir, snapshotSec, durationSec)
+    case "calibrate": return runCalibrationWorld(scenario, job.seed, job.dir, snapshotSec, durationSec)
+    case "fit-leaving-out": return fitLeavingOut(job.out, job.seeds, job.seed)
+    case "calibration-backtest": return backtestHeadline(job.seed, job.realised, job.dir, job.response)
+    case "backtest": return backtestBot(job.seed, job.realised, job.tape, job.replayDir, job.response ?? null, job.interval)
+  }
+}
+
 parentPort!.on("message", async (job: FidelityJob | null) => {
   if (job === null) return process.exit(0)
   try {
-    const result =
-      job.kind === "live"
-        ? await runLive(scenario, job.seed, job.out, snapshotSec, durationSec)
-        : job.kind === "without"
-          ? await runWithout(scenario, job.seed, job.agent, job.dir, snapshotSec, durationSec)
-          : job.kind === "calibrate"
-            ? await runCalibrationWorld(scenario, job.seed, job.dir, snapshotSec, durationSec)
-            : await backtestBot(job.seed, job.realised, job.tape, job.replayDir, job.response ?? null, job.interval)
-    parentPort!.postMessage({ job, result })
+    parentPort!.postMessage({ job, result: await run(job) })
   } catch (err) {
     parentPort!.postMessage({ job, error: err instanceof Error ? (err.stack ?? err.message) : String(err) })
   }

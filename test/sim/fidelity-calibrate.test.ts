@@ -37,29 +37,56 @@ describe("npm run fidelity -- --calibrate", () => {
     }
   }, 120_000)
 
-  it("fits on the calibration seed's live tape and reports the model and the seeds", async () => {
+  it("refuses --calibrate-intervals without two calibration seeds: one line, exit 2", async () => {
+    for (const args of [["--calibrate-intervals"], ["--calibrate", "2", "--calibrate-intervals"]]) {
+      const r = await fidelity(["--seeds", "1", ...args, "--duration", "30m", "--out", join(tmpdir(), "fidelity-never-written")])
+      expect(r.code).toBe(2)
+      expect(r.stderr.split("\n")[0]).toBe("fidelity: --calibrate-intervals: the intervals are calibrated on the calibration seeds' runs, each backtested with a model fitted on the others; give --calibrate with at least 2 seeds (90% needs 7)")
+    }
+  }, 120_000)
+
+  it("fits on the calibration seeds' live tapes and reports the model and the seeds; --calibrate-intervals backtests their runs and gives each judged run a range", async () => {
     const out = mkdtempSync(join(tmpdir(), "fidelity-calibrate-"))
     try {
-      const r = await fidelity(["--seeds", "1", "--calibrate", "2", "--duration", "30m", "--workers", "2", "--out", out, "--json"])
+      const r = await fidelity(["--seeds", "1", "--calibrate", "2..3", "--calibrate-intervals", "--duration", "30m", "--workers", "2", "--out", out, "--json"])
       expect(r.code, r.stderr).toBe(0)
       const s = JSON.parse(r.stdout)
       expect(s.seeds).toEqual([1])
-      expect(s.calibration.seeds).toEqual([2])
+      expect(s.calibration.seeds).toEqual([2, 3])
       expect(s.calibration.model_file).toBe(join(out, "calibration", "response-model.json"))
       expect(JSON.parse(readFileSync(s.calibration.model_file, "utf8"))).toEqual(s.calibration.model)
       const m = s.calibration.model
       expect([m.format, m.version]).toEqual(["twinbook-response-model", 3])
       expect([5, 15, 30, 60]).toContain(m.edge.horizon_sec)
-      expect(m.sources.map((x: { source: string }) => x.source)).toEqual([join(out, "calibration", "seed2-live")])
+      expect(m.sources.map((x: { source: string }) => x.source)).toEqual([join(out, "calibration", "seed2-live"), join(out, "calibration", "seed3-live")])
       expect(m.arrival.arrivals).toBeGreaterThan(0)
       expect(existsSync(join(out, "calibration", "seed2-live", "tape.json"))).toBe(true)
+      // Calibrated intervals: each calibration seed's runs backtested with a model fitted on the other seed alone.
+      for (const [seed, other] of [[2, 3], [3, 2]]) {
+        const loo = JSON.parse(readFileSync(join(out, "calibration", "leave-one-out", `response-model-without-seed${seed}.json`), "utf8"))
+        expect(loo.sources.map((x: { source: string }) => x.source)).toEqual([join(out, "calibration", `seed${other}-live`)])
+      }
+      const ic = s.interval_calibration
+      expect(JSON.parse(readFileSync(join(out, "calibration", "interval-calibration.json"), "utf8"))).toEqual(ic)
+      expect([ic.format, ic.version, ic.level, ic.seeds, ic.model]).toEqual(["twinbook-interval-calibration", 1, 0.9, [2, 3], { queue: "flow", latency: "tick" }])
+      expect(ic.runs).toBe(ic.by_run.length)
+      expect(ic.runs).toBeGreaterThan(0)
+      // Its errors are the runs' realised − backtest PnL; with under 19 runs both 90 % ends are unbounded.
+      const errors = ic.by_run.map((x: { realised_pnl_usdc: number; backtest_pnl_usdc: number }) => Number((x.realised_pnl_usdc - x.backtest_pnl_usdc).toFixed(6)))
+      expect(ic.pnl_error_usdc.errors.map((x: number) => Number(x.toFixed(6)))).toEqual(errors.sort((a: number, b: number) => a - b))
+      expect([ic.pnl_error_usdc.lo, ic.pnl_error_usdc.hi]).toEqual([null, null])
+      for (const run of s.runs) expect(run.calibrated_interval.pnl_usdc).toEqual([null, null])
+      expect(s.calibrated_coverage.trading_pnl).toMatchObject({ inside: s.runs.length, runs: s.runs.length })
+      const cal = readFileSync(join(out, "fidelity.txt"), "utf8")
+      expect(cal).toContain(`calibrated interval (90%, split conformal on the errors of ${ic.runs} calibration bot-runs, seeds 2,3)`)
+      expect(cal).toContain("too few calibration runs for both ends at 90%: it needs 19")
       // Every counterfactual backtest ran with the model (its response fills counted); the replay did not.
       for (const run of s.runs) {
         for (const b of run.backtests) expect(typeof b.fillsFromResponse).toBe("number")
         expect(run.replay.fillsFromResponse).toBe(0)
       }
       const txt = readFileSync(join(out, "fidelity.txt"), "utf8")
-      expect(txt).toContain(`market-response model fitted on calibration seeds 2 (${s.calibration.model_file})`)
+      expect(txt).toContain(`market-response model fitted on calibration seeds 2,3 (${s.calibration.model_file})`)
       expect(txt).toMatch(/arrival by edge against the tape's mid \d+ s later \(ticks, buckets of \d+\): buy [\d.]+\/h from -?\d+/)
     } finally {
       rmSync(out, { recursive: true, force: true })
