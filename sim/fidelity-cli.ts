@@ -1,9 +1,11 @@
-// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--calibrate-intervals] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
+// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--calibrate-intervals] [--noise-floor AGENT] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 // How well a backtest predicts what the bot really did (sim/fidelity/fidelity.ts, docs/backtesting.md "Fidelity").
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
+import { type NoiseFloor, noiseFloorAgentError, noiseFloorLines, noiseFloorOf } from "./fidelity/noise-floor.ts"
+import { agentNames } from "./scenario/run.ts"
 import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS, QUEUE_MODELS, type Realised, replayDirOf, summarise, tapeDirOf } from "./fidelity/fidelity.ts"
 import type { FidelityJob } from "./fidelity/worker.ts"
 import { loadScenario, ScenarioError } from "./scenario/scenario.ts"
@@ -15,17 +17,17 @@ import { coverageLines } from "./fidelity/coverage.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 
-const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
+const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
 const DURATION = /^(\d+)(s|m|h|d)$/
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
-interface Args { file: string; seeds: number[]; calibrate: number[] | null; calibrateIntervals: boolean; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+interface Args { file: string; seeds: number[]; calibrate: number[] | null; calibrateIntervals: boolean; noiseFloor: string | null; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
 
 /** Response-model draws per headline interval with --calibrate: 10 more backtests per bot-run (about 60 % more backtesting than the 17 it has). */
 const FIDELITY_DRAWS = 10
 
 const parseArgs = (argv: ReadonlyArray<string>): Args => {
-  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, calibrateIntervals: false, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
+  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, calibrateIntervals: false, noiseFloor: null, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
   const dur = (flag: string, v: string): number => {
     const m = DURATION.exec(v)
     if (m === null) throw new Error(`${flag} ${v}: expected e.g. 1s, 30m, 4h`)
@@ -47,6 +49,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else if (a === "--seeds") out.seeds = parseSeeds(value())
     else if (a === "--calibrate") out.calibrate = parseSeeds(value())
     else if (a === "--calibrate-intervals") out.calibrateIntervals = true
+    else if (a === "--noise-floor") out.noiseFloor = value()
     else if (a === "--duration") out.durationSec = dur(a, value())
     else if (a === "--draws") out.draws = whole(a, value(), 0, 10_000)
     else if (a === "--interval-level") out.interval = { ...out.interval, level: whole(a, value(), 50, 99) / 100 }
@@ -116,7 +119,7 @@ const perRunLines = (s: FidelitySummary): string[] => {
     `  ratio in ${lo}–${hi}: fills ${share(b.fills)} runs, contracts ${share(b.filled_contracts)} runs`,
     `  pooled Σ backtest ÷ Σ realised: fills ${fmtRatio(p.fills)}, contracts ${fmtRatio(p.filled_contracts)}, rewards ${fmtRatio(p.rewards)}, rebates ${fmtRatio(p.rebates)} (${sums.backtest.rebates_usdc.toFixed(2)} vs ${sums.realised.rebates_usdc.toFixed(2)} USDC realised), trading PnL ${fmtRatio(p.trading_pnl)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised.trading_pnl_usdc.toFixed(2)} USDC realised)`,
     `  pooled trading PnL at the counterfactual's marks: ${fmtRatio(p.trading_pnl_at_counterfactual_marks)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised_trading_pnl_at_counterfactual_marks_usdc.toFixed(2)} USDC realised)`,
-    `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}`,
+    `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}; within 10 USDC ${s.pnl_error_usdc.within_10_usdc.runs}/${s.pnl_error_usdc.runs} runs`,
     `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
     `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}`,
     ...attributionLines(s.pnl_attribution),
@@ -137,7 +140,7 @@ const attributionLines = (a: FidelitySummary["pnl_attribution"]): string[] =>
 /** "<" or ">" when the realised value fell below or above the range (PnL in USDC, compared to the micro). */
 const mark = (value: number, range: readonly [number, number]): string => (value < range[0] - 5e-7 ? " <" : value > range[1] + 5e-7 ? " >" : "")
 
-const table = (s: FidelitySummary & CalibratedFigures, calibration: Calibration | null): string => {
+const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloor | null }, calibration: Calibration | null): string => {
   const lines: string[] = []
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
   lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
@@ -171,7 +174,7 @@ const table = (s: FidelitySummary & CalibratedFigures, calibration: Calibration 
     const r = s.replay
     lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, rebates ${fmtRatio(r.rebates)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
   }
-  lines.push(...perRunLines(s), ...calibratedLines(s), "", ...calibrationLines(calibration), "")
+  lines.push(...perRunLines(s), ...calibratedLines(s), "", ...noiseFloorLines(s.noise_floor), ...(s.noise_floor === null ? [] : [""]), ...calibrationLines(calibration), "")
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
   lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, rebates ${fmtRatio(s.median_ratio.rebates)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks?.toFixed(2) ?? "-"} at the counterfactual's) — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
@@ -256,6 +259,11 @@ const main = async (): Promise<number> => {
     process.stderr.write(`fidelity: ${args.file} has no lp_bot agents\n`)
     return 2
   }
+  const floorError = args.noiseFloor === null ? null : noiseFloorAgentError(agentNames(scenario), args.noiseFloor)
+  if (floorError !== null) {
+    process.stderr.write(`fidelity: ${floorError}\n`)
+    return 2
+  }
   const log = (line: string): void => void process.stderr.write(`${line}\n`)
   const cal = args.calibrate === null ? null : await calibrate(args, log)
   const calibration = cal?.calibration ?? null
@@ -265,14 +273,17 @@ const main = async (): Promise<number> => {
   const tapes = new Map<string, { dir: string; trades: number; snapshots: number }>()
   const simJobs: FidelityJob[] = args.seeds.flatMap((seed) => [
     { kind: "live", seed, out: args.out } as const,
-    ...bots.map((agent) => ({ kind: "without", seed, agent, dir: tapeDirOf(args.out, seed, agent) }) as const)
+    ...bots.map((agent) => ({ kind: "without", seed, agent, dir: tapeDirOf(args.out, seed, agent) }) as const),
+    ...(args.noiseFloor === null ? [] : [{ kind: "perturbed", seed, without: args.noiseFloor } as const])
   ])
+  const perturbed = new Map<number, Realised[]>()
   let done = 0
   await pool(args, simJobs, (job, result) => {
     done++
     if (job.kind === "live") realised.set(job.seed, result as Realised[])
     else if (job.kind === "without") tapes.set(`${job.seed}/${job.agent}`, result as { dir: string; trades: number; snapshots: number })
-    log(`fidelity: ${done}/${simJobs.length} worlds (${job.kind} seed ${job.seed}${job.kind === "without" ? ` without ${job.agent}` : ""})`)
+    else if (job.kind === "perturbed") perturbed.set(job.seed, result as Realised[])
+    log(`fidelity: ${done}/${simJobs.length} worlds (${job.kind} seed ${job.seed}${job.kind === "without" ? ` without ${job.agent}` : job.kind === "perturbed" ? ` without ${job.without}` : ""})`)
   })
   // Phase 2: each bot that started, backtested on its counterfactual tape.
   const btJobs: FidelityJob[] = []
@@ -288,7 +299,8 @@ const main = async (): Promise<number> => {
     log(`fidelity: ${runs.length}/${btJobs.length} backtests (${QUEUE_MODELS.length} queue × ${LATENCY_MODELS.length} latency models each)`)
   })
   runs.sort((a, b) => a.seed - b.seed || a.agent.localeCompare(b.agent))
-  const s = withCalibratedIntervals({ ...summarise(scenario.name, args.seeds, args.snapshotSec, runs), calibration }, intervalCalibration)
+  const noiseFloor = args.noiseFloor === null ? null : noiseFloorOf(runs, perturbed, args.noiseFloor)
+  const s = withCalibratedIntervals({ ...summarise(scenario.name, args.seeds, args.snapshotSec, runs), calibration, noise_floor: noiseFloor }, intervalCalibration)
   mkdirSync(args.out, { recursive: true })
   writeFileSync(join(args.out, "fidelity.json"), `${JSON.stringify(s, null, 2)}\n`)
   writeFileSync(join(args.out, "fidelity.txt"), `${table(s, calibration)}\n`)

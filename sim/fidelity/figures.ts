@@ -67,6 +67,8 @@ export interface PnlErrorQuantiles {
   readonly min: number | null
   readonly max: number | null
   readonly runs: number
+  /** Runs whose |backtest − realised| is at most 10 USDC (the per-run target; decided in micro-USDC), and their share (null with no run). */
+  readonly within_10_usdc: { readonly runs: number; readonly share: number | null }
 }
 
 export interface SignAgreement {
@@ -175,8 +177,10 @@ export const perRunFigures = (runs: ReadonlyArray<RunPair>): PerRunFigures => {
 /** Backtest − realised trading PnL per run (USDC), its quantiles and ends. */
 const pnlErrors = (pairs: ReadonlyArray<{ realised: Side; backtest: Side }>): PnlErrorQuantiles => {
   const errors = pairs.map((p) => (p.backtest.tradingPnlMicro - p.realised.tradingPnlMicro) / 1e6).sort((a, b) => a - b)
+  const within = pairs.filter((p) => Math.abs(p.backtest.tradingPnlMicro - p.realised.tradingPnlMicro) <= 10_000_000).length
   return {
     q10: quantile(errors, 0.1), q50: quantile(errors, 0.5), q90: quantile(errors, 0.9),
-    min: errors[0] ?? null, max: errors.at(-1) ?? null, runs: errors.length
+    min: errors[0] ?? null, max: errors.at(-1) ?? null, runs: errors.length,
+    within_10_usdc: { runs: within, share: share(within, pairs.length) }
   }
 }

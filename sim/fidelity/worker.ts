@@ -5,6 +5,7 @@ import { loadScenario } from "../scenario/scenario.ts"
 import type { ResponseModel } from "../backtest/response/model.ts"
 import { fitLeavingOut, runCalibrationWorld } from "./calibrate.ts"
 import type { IntervalSpec } from "../backtest/interval.ts"
+import { runPerturbed } from "./noise-floor.ts"
 
 export type FidelityJob =
   | { readonly kind: "live"; readonly seed: number; readonly out: string }
@@ -15,6 +16,8 @@ export type FidelityJob =
   | { readonly kind: "fit-leaving-out"; readonly seed: number; readonly out: string; readonly seeds: ReadonlyArray<number> }
   /** One calibration bot-run, headline model only (the calibrated intervals' errors). */
   | { readonly kind: "calibration-backtest"; readonly seed: number; readonly realised: Realised; readonly dir: string; readonly response: ResponseModel | null }
+  /** The noise floor: the live world once more without one (non-bot) agent. */
+  | { readonly kind: "perturbed"; readonly seed: number; readonly without: string }
 
 const { file, durationSec, snapshotSec } = workerData as { file: string; durationSec: number | undefined; snapshotSec: number }
 const scenario = loadScenario(file)
@@ -26,6 +29,7 @@ const run = (job: FidelityJob): Promise<unknown> => {
     case "calibrate": return runCalibrationWorld(scenario, job.seed, job.dir, snapshotSec, durationSec)
     case "fit-leaving-out": return fitLeavingOut(job.out, job.seeds, job.seed)
     case "calibration-backtest": return backtestHeadline(job.seed, job.realised, job.dir, job.response)
+    case "perturbed": return runPerturbed(scenario, job.seed, job.without, durationSec)
     case "backtest": return backtestBot(job.seed, job.realised, job.tape, job.replayDir, job.response ?? null, job.interval)
   }
 }

@@ -37,6 +37,14 @@ describe("npm run fidelity -- --calibrate", () => {
     }
   }, 120_000)
 
+  it("refuses a noise floor that leaves out an LP bot or no agent at all: one line, exit 2", async () => {
+    for (const [agent, why] of [["lp_bot-0-1", "an LP bot is a judged run"], ["noise-7-0", "no such agent"]]) {
+      const r = await fidelity(["--seeds", "1", "--noise-floor", agent!, "--duration", "30m", "--out", join(tmpdir(), "fidelity-never-written")])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(new RegExp(`^fidelity: --noise-floor ${agent}: ${why}[^\n]*\n$`))
+    }
+  }, 120_000)
+
   it("refuses --calibrate-intervals without two calibration seeds: one line, exit 2", async () => {
     for (const args of [["--calibrate-intervals"], ["--calibrate", "2", "--calibrate-intervals"]]) {
       const r = await fidelity(["--seeds", "1", ...args, "--duration", "30m", "--out", join(tmpdir(), "fidelity-never-written")])
@@ -48,7 +56,7 @@ describe("npm run fidelity -- --calibrate", () => {
   it("fits on the calibration seeds' live tapes and reports the model and the seeds; --calibrate-intervals backtests their runs and gives each judged run a range", async () => {
     const out = mkdtempSync(join(tmpdir(), "fidelity-calibrate-"))
     try {
-      const r = await fidelity(["--seeds", "1", "--calibrate", "2..3", "--calibrate-intervals", "--duration", "30m", "--workers", "2", "--out", out, "--json"])
+      const r = await fidelity(["--seeds", "1", "--calibrate", "2..3", "--calibrate-intervals", "--noise-floor", "noise-2-11", "--duration", "30m", "--workers", "2", "--out", out, "--json"])
       expect(r.code, r.stderr).toBe(0)
       const s = JSON.parse(r.stdout)
       expect(s.seeds).toEqual([1])
@@ -80,6 +88,12 @@ describe("npm run fidelity -- --calibrate", () => {
       const cal = readFileSync(join(out, "fidelity.txt"), "utf8")
       expect(cal).toContain(`calibrated interval (90%, split conformal on the errors of ${ic.runs} calibration bot-runs, seeds 2,3)`)
       expect(cal).toContain("too few calibration runs for both ends at 90%: it needs 19")
+      // The noise floor: every judged bot-run compared with the same bot in the live world without noise-2-11.
+      expect(s.noise_floor.without).toBe("noise-2-11")
+      expect(s.noise_floor.runs).toBe(s.runs.length)
+      expect(s.noise_floor.figures.pooled_sums.realised).toEqual(s.pooled_sums.realised)
+      expect(s.noise_floor.figures.pnl_error_usdc.runs).toBe(s.runs.length)
+      expect(cal).toContain(`noise floor: the same bots in the live world without noise-2-11, against the live world (${s.runs.length} bot-runs`)
       // Every counterfactual backtest ran with the model (its response fills counted); the replay did not.
       for (const run of s.runs) {
         for (const b of run.backtests) expect(typeof b.fillsFromResponse).toBe("number")

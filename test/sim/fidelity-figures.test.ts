@@ -41,6 +41,7 @@ describe("per-run fidelity figures", () => {
     expect(e.q50).toBe(2)
     expect(e.q90).toBeCloseTo(6.4, 12)
     expect([e.min, e.max, e.runs]).toEqual([-5, 8, 5])
+    expect(e.within_10_usdc).toEqual({ runs: 5, share: 1 })
     expect(f.sign_agreement).toEqual({ share: 0.5, agree: 2, rated: 4, excluded_both_zero: 1 })
     // At the counterfactual's marks: errors sorted −1, −1, 1, 2, 3: q10 at h = 0.4 → −1; q50 → 1; q90 at h = 3.6 → 2 + 0.6 = 2.6.
     const c = f.pnl_error_usdc_at_counterfactual_marks
@@ -48,6 +49,12 @@ describe("per-run fidelity figures", () => {
     expect(c.q90).toBeCloseTo(2.6, 12)
     // Rows 3 and 4 have one side 0 and the other not: rated, disagree; no row has both at 0.
     expect(f.sign_agreement_at_counterfactual_marks).toEqual({ share: 0.6, agree: 3, rated: 5, excluded_both_zero: 0 })
+  })
+
+  it("counts runs with |PnL error| ≤ 10 USDC, the end in, to the micro-USDC", () => {
+    const pnl = (realised: number, backtest: number) => ({ realised: side(1, 1, 0, realised), backtest: side(1, 1, 0, backtest), realisedTradingPnlAtCounterfactualMarksMicro: realised })
+    const f = perRunFigures([pnl(-5_000_000, 5_000_000), pnl(0, -10_000_000), pnl(0, 10_000_001), pnl(-30_000_000, 0)])
+    expect(f.pnl_error_usdc.within_10_usdc).toEqual({ runs: 2, share: 0.5 })
   })
 
   it("gives no ratio when the realised sum is 0, and nulls with no runs", () => {
@@ -59,9 +66,9 @@ describe("per-run fidelity figures", () => {
     const idle = perRunFigures([ROWS[2]!]) // nothing on either side
     expect(idle.per_run_in_band.fills).toBeNull()
     expect(idle.sign_agreement.share).toBeNull()
-    expect(idle.pnl_error_usdc).toEqual({ q10: 0, q50: 0, q90: 0, min: 0, max: 0, runs: 1 })
+    expect(idle.pnl_error_usdc).toEqual({ q10: 0, q50: 0, q90: 0, min: 0, max: 0, runs: 1, within_10_usdc: { runs: 1, share: 1 } })
     const none = perRunFigures([])
-    expect(none.pnl_error_usdc).toEqual({ q10: null, q50: null, q90: null, min: null, max: null, runs: 0 })
+    expect(none.pnl_error_usdc).toEqual({ q10: null, q50: null, q90: null, min: null, max: null, runs: 0, within_10_usdc: { runs: 0, share: null } })
     expect(none.per_run_in_band.filled_contracts).toBeNull()
     expect(none.pooled_ratio.trading_pnl).toBeNull()
   })
