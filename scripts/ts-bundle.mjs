@@ -9,6 +9,7 @@
 // `import.meta.url`, `import.meta.dirname` and `import.meta.filename` (their source location,
 // not the bundle's). Dependencies that are native, optional or locate files beside themselves
 // stay external and load from node_modules as usual.
+import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -47,7 +48,10 @@ const ownImportMeta = {
   }
 }
 
-const bundleName = (entry) => relative(ROOT, entry).replace(/[\\/]/g, "__")
+// The checkout's own path is in the name: two checkouts sharing one node_modules (a worktree with a
+// symlinked node_modules) must never take each other's bundle of the same entry for their own.
+const ROOT_TAG = createHash("sha256").update(ROOT).digest("hex").slice(0, 8)
+const bundleName = (entry) => `${relative(ROOT, entry).replace(/[\\/]/g, "__")}-${ROOT_TAG}`
 
 /**
  * The record of a bundle whose inputs are all unchanged, else null: `{ out, chunks, inputs }`, `out`

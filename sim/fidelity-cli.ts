@@ -121,7 +121,7 @@ const perRunLines = (s: FidelitySummary): string[] => {
     `  pooled trading PnL at the counterfactual's marks: ${fmtRatio(p.trading_pnl_at_counterfactual_marks)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised_trading_pnl_at_counterfactual_marks_usdc.toFixed(2)} USDC realised)`,
     `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}; within 10 USDC ${s.pnl_error_usdc.within_10_usdc.runs}/${s.pnl_error_usdc.runs} runs`,
     `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
-    `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}`,
+    `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}; PnL correlation backtest vs realised over the runs ${s.pnl_correlation === null ? "-" : s.pnl_correlation.toFixed(2)}`,
     ...attributionLines(s.pnl_attribution),
     ...coverageLines(s.coverage, s.runs),
     ...(d.runs > 0 ? [`  WARNING reward days paid by one side only (not compared): ${d.realised_only} by the service only, ${d.backtest_only} by the backtest only, in ${d.runs} run(s)`] : [])

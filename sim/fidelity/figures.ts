@@ -92,6 +92,12 @@ export interface PerRunFigures {
   readonly pnl_error_usdc_at_counterfactual_marks: PnlErrorQuantiles
   readonly sign_agreement: SignAgreement
   readonly sign_agreement_at_counterfactual_marks: SignAgreement
+  /**
+   * Pearson's correlation of the backtest's and the realised trading PnL over the runs (realised at
+   * the live market's marks): how much a run's backtest says about its own outcome, beyond the
+   * average. Null with fewer than 2 runs or when either side does not vary.
+   */
+  readonly pnl_correlation: number | null
 }
 
 /** The band a per-run ratio must lie in (the target's; 4/5 and 5/4, so it is tested exactly in integers). */
@@ -170,8 +176,26 @@ export const perRunFigures = (runs: ReadonlyArray<RunPair>): PerRunFigures => {
     pnl_error_usdc: pnlErrors(runs.map((p) => ({ realised: p.realised, backtest: p.backtest }))),
     pnl_error_usdc_at_counterfactual_marks: pnlErrors(runs.map((p) => ({ realised: cf(p), backtest: p.backtest }))),
     sign_agreement: signAgreement(runs.map((p) => ({ backtest: p.backtest.tradingPnlMicro, realised: p.realised.tradingPnlMicro }))),
-    sign_agreement_at_counterfactual_marks: signAgreement(runs.map((p) => ({ backtest: p.backtest.tradingPnlMicro, realised: p.realisedTradingPnlAtCounterfactualMarksMicro })))
+    sign_agreement_at_counterfactual_marks: signAgreement(runs.map((p) => ({ backtest: p.backtest.tradingPnlMicro, realised: p.realisedTradingPnlAtCounterfactualMarksMicro }))),
+    pnl_correlation: correlation(runs.map((p) => p.backtest.tradingPnlMicro / 1e6), runs.map((p) => p.realised.tradingPnlMicro / 1e6))
   }
+}
+
+/** Pearson's r of two equally long series; null with fewer than 2 values or a series that does not vary. */
+export const correlation = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>): number | null => {
+  const n = xs.length
+  if (n < 2) return null
+  const mx = xs.reduce((a, x) => a + x, 0) / n
+  const my = ys.reduce((a, y) => a + y, 0) / n
+  let sxy = 0
+  let sxx = 0
+  let syy = 0
+  for (let i = 0; i < n; i++) {
+    sxy += (xs[i]! - mx) * (ys[i]! - my)
+    sxx += (xs[i]! - mx) ** 2
+    syy += (ys[i]! - my) ** 2
+  }
+  return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy)
 }
 
 /** Backtest − realised trading PnL per run (USDC), its quantiles and ends. */

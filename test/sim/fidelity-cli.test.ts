@@ -90,6 +90,17 @@ describe("npm run fidelity -- --json", () => {
       expect(s.pnl_error_usdc.q10).toBeCloseTo(err[0]! + 0.2 * (err[1]! - err[0]!), 9)
       expect(s.pnl_error_usdc.q90).toBeCloseTo(err[1]! + 0.8 * (err[2]! - err[1]!), 9)
       expect([s.pnl_error_usdc.min, s.pnl_error_usdc.max, s.pnl_error_usdc.runs]).toEqual([err[0], err[2], 3])
+      expect(s.pnl_error_usdc.within_10_usdc.runs).toBe(pairs.filter((p) => Math.abs(p.b.tradingPnlMicro - p.r.tradingPnlMicro) <= 10_000_000).length)
+      // Pearson's r of the backtest's and the realised PnL, recomputed from the runs (null if either side is flat).
+      const xs = pairs.map((p) => p.b.tradingPnlMicro / 1e6)
+      const ys = pairs.map((p) => p.r.tradingPnlMicro / 1e6)
+      const mean = (v: number[]) => v.reduce((a, x) => a + x, 0) / v.length
+      const dev = (v: number[]) => v.map((x) => x - mean(v))
+      const [dx, dy] = [dev(xs), dev(ys)]
+      const sxx = dx.reduce((a, x) => a + x * x, 0)
+      const syy = dy.reduce((a, y) => a + y * y, 0)
+      if (sxx === 0 || syy === 0) expect(s.pnl_correlation).toBeNull()
+      else expect(s.pnl_correlation).toBeCloseTo(dx.reduce((a, x, i) => a + x * dy[i]!, 0) / Math.sqrt(sxx * syy), 9)
 
       const signed = pairs.filter((p) => p.r.tradingPnlMicro !== 0 || p.b.tradingPnlMicro !== 0)
       const agree = signed.filter((p) => Math.sign(p.r.tradingPnlMicro) === Math.sign(p.b.tradingPnlMicro)).length

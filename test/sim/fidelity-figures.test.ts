@@ -42,6 +42,8 @@ describe("per-run fidelity figures", () => {
     expect(e.q90).toBeCloseTo(6.4, 12)
     expect([e.min, e.max, e.runs]).toEqual([-5, 8, 5])
     expect(e.within_10_usdc).toEqual({ runs: 5, share: 1 })
+    // Backtest −1, −2, 0, 2, −2 against realised −5, 3, 0, 0, −10 USDC: means −0.6 and −2.4, Σxy 11.8, Σxx 11.2, Σyy 105.2 → r = 11.8 ÷ √(11.2 · 105.2).
+    expect(f.pnl_correlation).toBeCloseTo(11.8 / Math.sqrt(11.2 * 105.2), 12)
     expect(f.sign_agreement).toEqual({ share: 0.5, agree: 2, rated: 4, excluded_both_zero: 1 })
     // At the counterfactual's marks: errors sorted −1, −1, 1, 2, 3: q10 at h = 0.4 → −1; q50 → 1; q90 at h = 3.6 → 2 + 0.6 = 2.6.
     const c = f.pnl_error_usdc_at_counterfactual_marks
@@ -55,6 +57,10 @@ describe("per-run fidelity figures", () => {
     const pnl = (realised: number, backtest: number) => ({ realised: side(1, 1, 0, realised), backtest: side(1, 1, 0, backtest), realisedTradingPnlAtCounterfactualMarksMicro: realised })
     const f = perRunFigures([pnl(-5_000_000, 5_000_000), pnl(0, -10_000_000), pnl(0, 10_000_001), pnl(-30_000_000, 0)])
     expect(f.pnl_error_usdc.within_10_usdc).toEqual({ runs: 2, share: 0.5 })
+    // One run, or a side that never varies, has no correlation.
+    expect(perRunFigures([pnl(1, 2)]).pnl_correlation).toBeNull()
+    expect(perRunFigures([pnl(1, 2), pnl(3, 2)]).pnl_correlation).toBeNull()
+    expect(perRunFigures([pnl(1, 2), pnl(3, 5)]).pnl_correlation).toBeCloseTo(1, 12)
   })
 
   it("gives no ratio when the realised sum is 0, and nulls with no runs", () => {
