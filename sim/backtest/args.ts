@@ -13,6 +13,7 @@ import { figureName, resolveFigure, SWEEP_FIGURES } from "./sweep.ts"
 import { isQueueUrl } from "../queue/protocol.ts"
 import { readResponseModel } from "./response/model.ts"
 import { DEFAULT_INTERVAL, DEFAULT_RESPONSE_DRAWS, type IntervalSpec } from "./interval.ts"
+import { type IntervalCalibration, readIntervalCalibration } from "./interval-calibration.ts"
 
 export const DEFAULT_DATA = "fixtures/backtest/sample-trades.csv"
 export const DEFAULT_OUT = "out/backtest"
@@ -21,6 +22,8 @@ export interface CliOptions {
   readonly data: string | null
   /** The market-response model file (--response), listed with the inputs in Reproduce. */
   readonly responsePath: string | null
+  /** --interval-calibration: the backtest's errors measured on calibration seeds (npm run fidelity -- --calibrate-intervals), and their file. */
+  readonly intervalCalibration: { readonly path: string; readonly calibration: IntervalCalibration } | null
   readonly snapshots: string | null
   /** How much of a tape's order-level events to use (flow: all; adds: the book only; none: L2 snapshots and the queue model). */
   readonly ordersMode: OrdersMode
@@ -83,6 +86,9 @@ interval (a range for trading PnL and fills beside the run's own figures)
   --resamples N            block-bootstrap resamples per draw (default 1000)
   --draws N                with --response: runs with the model's parameters drawn from their standard
                            errors and their own arrival stream, each bootstrapped (default ${DEFAULT_RESPONSE_DRAWS}; 0: the run only)
+  --interval-calibration FILE   also a range from the backtest's own errors on calibration seeds: the run's
+                           trading PnL plus, its fills times, the bounds in FILE (written by npm run fidelity --
+                           --calibrate A..B --calibrate-intervals, as <out>/calibration/interval-calibration.json)
 sweeps
   --sweep NAME=FROM..TO:STEP | NAME=V1,V2,...   repeatable (cartesian product); runs on worker threads
   --workers N              sweep workers (default: min(2, cores))
@@ -101,7 +107,7 @@ const VALUE_FLAGS = new Set([
   "--data", "--snapshots", "--orders", "--synthetic", "--preset", "--params", "--capital", "--set", "--seed", "--queue", "--queue-power",
   "--entry-latency-ms", "--entry-jitter-ms", "--feed-latency-ms", "--feed-jitter-ms", "--tick-ms", "--levels", "--depth", "--churn",
   "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response", "--bots-ahead",
-  "--interval-level", "--block-sec", "--resamples", "--draws"
+  "--interval-level", "--block-sec", "--resamples", "--draws", "--interval-calibration"
 ])
 const BOOL_FLAGS = new Set(["--json", "--timings", "--no-html", "--help", "-h", "--book-move-fills"])
 
@@ -225,7 +231,11 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
     interval = { ...interval, draws: v }
   })
 
+  const calibrationPath = one("--interval-calibration")
+  const intervalCalibration = calibrationPath === undefined ? null : { path: calibrationPath, calibration: readIntervalCalibration(calibrationPath) }
+
   const sweeps = (values.get("--sweep") ?? []).map(parseSweep)
+  if (intervalCalibration !== null && sweeps.length > 0) throw new BacktestInputError("--interval-calibration: a sweep's runs have no interval; give it to a single run")
   const names = sweeps.map((s) => s.name)
   const dup = names.find((n, i) => names.indexOf(n) !== i)
   if (dup !== undefined) throw new BacktestInputError(`--sweep: parameter "${dup}" swept twice`)
@@ -250,6 +260,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   return {
     data: synthetic !== null ? null : (dataPath ?? DEFAULT_DATA),
     responsePath: responsePath ?? null,
+    intervalCalibration,
     snapshots,
     ordersMode,
     synthetic,

@@ -20,6 +20,8 @@ import { commandOf, inputFiles, type Reproduction, settingsOf } from "./reproduc
 import { formatSummary } from "./report.ts"
 import { runBacktest, startWarnings } from "./runner.ts"
 import { withInterval } from "./interval-run.ts"
+import { calibratedRangeOf } from "./interval-calibration.ts"
+import { pointOf } from "./interval.ts"
 import { formatSweep, runHref, runSweep, sweepNoteLines, sweepNotes, type SweepPages, type SweepRow, sweepTable } from "./sweep.ts"
 import { runSweepOnQueue } from "./queue-sweep.ts"
 import { queueProgress } from "../queue/progress.ts"
@@ -88,14 +90,19 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     return conflicts.length === 0 ? 0 : 1
   }
 
-  const inputs = inputFiles([...(opts.synthetic !== null ? [] : [opts.data!]), ...(opts.snapshots === null ? [] : [opts.snapshots]), ...(opts.responsePath === null ? [] : [opts.responsePath])])
+  const inputs = inputFiles([
+    ...(opts.synthetic !== null ? [] : [opts.data!]), ...(opts.snapshots === null ? [] : [opts.snapshots]), ...(opts.responsePath === null ? [] : [opts.responsePath]),
+    ...(opts.intervalCalibration === null ? [] : [opts.intervalCalibration.path])
+  ])
   const bar = progressBar(`backtest ${data.count.toLocaleString("en-US")} events`)
   const runStart = performance.now() // live-only: wall time reported by the CLI
   const run = runBacktest(data, opts.config, { onProgress: (d, t) => bar.update(d, t) })
   const runMs = performance.now() - runStart // live-only: wall time reported by the CLI
   bar.done()
   const drawBar = progressBar(`interval: ${opts.interval.draws} response draws`)
-  const { report } = withInterval(data, opts.config, run, opts.interval, { onDraw: (d, t) => drawBar.update(d, t) })
+  const withRange = withInterval(data, opts.config, run, opts.interval, { onDraw: (d, t) => drawBar.update(d, t) }).report
+  const cal = opts.intervalCalibration
+  const report = { ...withRange, calibrated_interval: cal === null ? null : calibratedRangeOf(cal.path, cal.calibration, pointOf(withRange.outcome_path)) }
   drawBar.done()
   const intervalMs = performance.now() - runStart - runMs // live-only: wall time reported by the CLI
   const dbPath = join(opts.out, "backtest.duckdb")

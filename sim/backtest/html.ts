@@ -11,6 +11,7 @@ import { type BacktestReport, statsLines } from "./report.ts"
 import type { Reproduction } from "./reproduce.ts"
 import { EDGE_TABLE_HEADER, edgeTableRows, responseLines } from "./response/format.ts"
 import { intervalLines } from "./interval.ts"
+import { calibratedRangeLines } from "./interval-calibration.ts"
 import { rejectRows, sharePct } from "./rejects.ts"
 
 const CLIENT = new URL("./report-html/report.client.js", import.meta.url)
@@ -72,6 +73,7 @@ export const renderHtml = (r: BacktestReport, title = "twinbook backtest", repro
     ["income", `trading ${usdc(s.trading_pnl_micro)}, maker rebates ${usdc(s.maker_rebates_micro)}, LP rewards ${usdc(s.lp_rewards_micro)} USDC`],
     ["fills", `${s.fills.toLocaleString("en-US")} (${s.fills_from_trades} by trades, ${s.fills_from_book_moves} by book moves, ${s.fills_from_response} by response takers); ${s.filled_contracts.toLocaleString("en-US")} of ${s.quoted_contracts.toLocaleString("en-US")} quoted contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
     ...(r.interval === null ? [] : intervalLines(r.interval).map(([k, v]): [string, string] => [k.trim(), v])),
+    ...(r.calibrated_interval == null ? [] : calibratedRangeLines(r.calibrated_interval).map(([k, v]): [string, string] => [k.trim(), v])),
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected${s.orders_rejected === 0 ? "" : ` (${sharePct((s.orders_rejected / Math.max(1, s.orders_placed)) * 100)}; by reason above)`}; volume ${usdc(s.volume_micro)} USDC`],
     ["max drawdown", `${usdc(s.max_drawdown_micro)} USDC (${(s.max_drawdown_pct * 100).toFixed(2)}%)`],
     ["time paused / stopped", `${s.time_paused_sec.toLocaleString("en-US")} s / ${s.time_stopped_sec.toLocaleString("en-US")} s (summed over markets)`],

@@ -9,6 +9,7 @@ import { dayLabel } from "../../src/service/rewards-book.ts"
 import type { ResponseModel } from "./response/model.ts"
 import { edgeTableText, responseLines } from "./response/format.ts"
 import { intervalLines, type OutcomeInterval } from "./interval.ts"
+import { type CalibratedRange, calibratedRangeLines } from "./interval-calibration.ts"
 import { rejectLines, sharePct } from "./rejects.ts"
 
 export interface MarketReport {
@@ -153,6 +154,8 @@ export interface BacktestReport {
   readonly outcome_path: OutcomePath
   /** The range for trading PnL and fills (interval-run.ts `runWithInterval`); null when the run was made without one (sweeps). */
   readonly interval: OutcomeInterval | null
+  /** The range from the backtest's errors on calibration seeds (--interval-calibration; interval-calibration.ts); null or absent without. */
+  readonly calibrated_interval?: CalibratedRange | null
 }
 
 const num = (x: number | null, digits = 2): string => (x === null ? "n/a" : x.toFixed(digits))
@@ -191,6 +194,7 @@ export const formatSummary = (r: BacktestReport): string => {
     ["fills", `${s.fills.toLocaleString("en-US")}, ${s.filled_contracts.toLocaleString("en-US")} contracts, fill ratio ${(s.fill_ratio * 100).toFixed(2)}%`],
     ["  of which", `${s.fills_from_trades.toLocaleString("en-US")} by trades, ${s.fills_from_book_moves.toLocaleString("en-US")} by book moves (background orders crossing ours), ${s.fills_from_response.toLocaleString("en-US")} by response takers (${s.response_filled_contracts.toLocaleString("en-US")} contracts)`],
     ...(r.interval === null ? [] : intervalLines(r.interval)),
+    ...(r.calibrated_interval == null ? [] : calibratedRangeLines(r.calibrated_interval)),
     ["LP rewards", `${usdc(s.lp_rewards_micro)} USDC paid for ended days; the unfinished day would pay ${usdc(s.lp_rewards_unpaid_estimate_micro)} (not paid, as in the service)`],
     ["queue", `${s.queue_decreases_at_our_level} background decreases at our levels, ${s.queue_decreases_ahead} from ahead of us${s.queue_position_mattered ? "" : ": queue position never mattered in this run"}`],
     ["orders", `${s.orders_placed.toLocaleString("en-US")} placed, ${s.orders_rejected.toLocaleString("en-US")} rejected${s.orders_rejected === 0 ? "" : ` (${sharePct((s.orders_rejected / Math.max(1, s.orders_placed)) * 100)}), by reason:`}`],

@@ -560,7 +560,7 @@ const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArra
   }
   const flow = markets.filter((ms) => ms.orderFlow).length
   if (flow > 0) {
-    out.push(`order flow replayed in ${flow === markets.length ? "every market" : `${flow} of ${markets.length} markets`}: every order enters the engine as it arrived (takers up to their own limit and size), so trades come from matching, not from the tape's prints; takers still do not react to our quotes`)
+    out.push(`order flow replayed in ${flow === markets.length ? "every market" : `${flow} of ${markets.length} markets`}: every order enters the engine as it arrived (takers up to their own limit and size), so trades come from matching, not from the tape's prints; ${config.response === null ? "takers still do not react to our quotes (--response adds a fitted market-response model's takers)" : "the tape's takers do not react to our quotes; the market-response model adds takers that do"}`)
   }
   if (synthetic.length > 0) {
     out.push(`competitor depth is synthetic (no book snapshots) in ${synthetic.length === markets.length ? "every market" : `${synthetic.length} of ${markets.length} markets`}: a model of other makers, not a record of them`)

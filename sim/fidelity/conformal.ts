@@ -11,7 +11,10 @@
 // 1 − α (at most about 1 − α + 2/(n+1)). Too few runs for an order statistic leaves that end
 // unbounded (null): 90 % needs at least 19 runs.
 import { join } from "node:path"
+import { type CalibratedInterval, calibratedIntervalOf, type IntervalCalibration } from "../backtest/interval-calibration.ts"
 import { type BotRun, HEADLINE, type Side } from "./fidelity.ts"
+
+export { type CalibratedInterval, calibratedIntervalOf, type IntervalCalibration }
 
 /** One calibration bot-run: its realised side (trading PnL at the live market's marks) and its headline backtest. */
 export interface ErrorRun {
@@ -35,24 +38,6 @@ export const conformalBounds = (errors: ReadonlyArray<number>, level: number): {
   return { lo: k.lo >= 1 ? s[k.lo - 1]! : null, hi: k.hi <= s.length ? s[k.hi - 1]! : null }
 }
 
-/** What `<out>/calibration/interval-calibration.json` holds, and the fidelity JSON's `interval_calibration`. */
-export interface IntervalCalibration {
-  readonly format: "twinbook-interval-calibration"
-  readonly version: 1
-  readonly level: number
-  readonly seeds: ReadonlyArray<number>
-  /** The headline model the errors are of (the judged runs' must be the same). */
-  readonly model: { readonly queue: string; readonly latency: string }
-  /** Calibration bot-runs. */
-  readonly runs: number
-  /** Realised − backtest trading PnL (USDC): the bounds added to a backtest's PnL, their ranks among `errors` (sorted), and the errors. */
-  readonly pnl_error_usdc: { readonly lo: number | null; readonly hi: number | null; readonly ranks: readonly [number, number]; readonly errors: ReadonlyArray<number> }
-  /** Realised ÷ backtest fills (runs whose backtest filled nothing are left out): the bounds a backtest's fills are multiplied by. */
-  readonly fills_ratio: { readonly lo: number | null; readonly hi: number | null; readonly ranks: readonly [number, number]; readonly ratios: ReadonlyArray<number>; readonly left_out: number }
-  /** Every calibration run's figures, for the record. */
-  readonly by_run: ReadonlyArray<{ readonly seed: number; readonly agent: string; readonly realised_pnl_usdc: number; readonly backtest_pnl_usdc: number; readonly realised_fills: number; readonly backtest_fills: number }>
-}
-
 const round9 = (x: number): number => Number(x.toPrecision(9))
 
 export const intervalCalibrationOf = (runs: ReadonlyArray<ErrorRun>, level: number, seeds: ReadonlyArray<number>, model: { queue: string; latency: string }): IntervalCalibration => {
@@ -69,23 +54,6 @@ export const intervalCalibrationOf = (runs: ReadonlyArray<ErrorRun>, level: numb
       seed: r.seed, agent: r.agent, realised_pnl_usdc: r.realised.tradingPnlMicro / 1e6, backtest_pnl_usdc: r.backtest.tradingPnlMicro / 1e6,
       realised_fills: r.realised.fills, backtest_fills: r.backtest.fills
     }))
-  }
-}
-
-/** A judged run's calibrated range: null ends are unbounded; fills null when the backtest filled nothing (no ratio to scale). */
-export interface CalibratedInterval {
-  readonly pnl_usdc: readonly [number | null, number | null]
-  readonly fills: readonly [number | null, number | null] | null
-}
-
-/** The backtest's figures plus (PnL, to the micro-USDC) and times (fills, outward to whole fills) the calibrated errors. */
-export const calibratedIntervalOf = (backtest: Pick<Side, "fills" | "tradingPnlMicro">, c: IntervalCalibration): CalibratedInterval => {
-  const e = c.pnl_error_usdc
-  const f = c.fills_ratio
-  const pnl = (x: number | null): number | null => (x === null ? null : (backtest.tradingPnlMicro + Math.round(x * 1e6)) / 1e6)
-  return {
-    pnl_usdc: [pnl(e.lo), pnl(e.hi)],
-    fills: backtest.fills === 0 ? null : [f.lo === null ? null : Math.floor(backtest.fills * f.lo + 1e-9), f.hi === null ? null : Math.ceil(backtest.fills * f.hi - 1e-9)]
   }
 }
 

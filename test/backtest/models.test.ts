@@ -134,7 +134,7 @@ describe("order-flow tape: takers trade with our quotes up to their own limit an
     // Flow: the first taker takes our whole ask (10 at 5100) before the 5 at 5300; the second finds nothing left of ours.
     expect(flow.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[3000, 5100, 10]])
     expect(flow.summary.book).toBe("order flow (L3)")
-    expect(flow.assumptions.some((a) => a.startsWith("order flow replayed in every market"))).toBe(true)
+    expect(flow.assumptions.some((a) => a.startsWith("order flow replayed in every market") && a.endsWith("takers still do not react to our quotes (--response adds a fitted market-response model's takers)"))).toBe(true)
     // Prints: the 5-contract print at 5300 fills 5 of ours at 5100, and the second taker left no print.
     expect(adds.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[3000, 5100, 5]])
     expect(adds.summary.book).toBe("orders (L3)")
