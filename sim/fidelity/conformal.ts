@@ -12,6 +12,7 @@
 // unbounded (null): 90 % needs at least 19 runs.
 import { join } from "node:path"
 import { type CalibratedInterval, calibratedIntervalOf, type IntervalCalibration } from "../backtest/interval-calibration.ts"
+import { type CoverageCount, coverageCountText as counted, countInside } from "./coverage.ts"
 import { type BotRun, HEADLINE, type Side } from "./fidelity.ts"
 
 export { type CalibratedInterval, calibratedIntervalOf, type IntervalCalibration }
@@ -57,24 +58,8 @@ export const intervalCalibrationOf = (runs: ReadonlyArray<ErrorRun>, level: numb
   }
 }
 
-export interface CalibratedCount {
-  readonly share: number | null
-  readonly inside: number
-  readonly below: number
-  readonly above: number
-  readonly runs: number
-}
-
-/** How many values fell inside their range (ends in; a null end is unbounded). */
-export const countInside = (xs: ReadonlyArray<{ value: number; range: readonly [number | null, number | null] }>): CalibratedCount => {
-  let inside = 0
-  let below = 0
-  for (const { value, range } of xs) {
-    if (range[0] !== null && value < range[0]) below++
-    else if (range[1] === null || value <= range[1]) inside++
-  }
-  return { share: xs.length === 0 ? null : inside / xs.length, inside, below, above: xs.length - inside - below, runs: xs.length }
-}
+export type CalibratedCount = CoverageCount
+export { countInside }
 
 /** The calibrated intervals' coverage over the judged runs: realised PnL (live marks, compared in micro-USDC) and fills. */
 export const calibratedCoverageOf = (
@@ -109,7 +94,6 @@ export const withCalibratedIntervals = <S extends { readonly runs: ReadonlyArray
 
 const end = (x: number | null, digits: number): string => (x === null ? "unbounded" : x.toFixed(digits))
 const pct = (x: number | null): string => (x === null ? "-" : `${Math.round(x * 100)}%`)
-const counted = (name: string, x: CalibratedCount): string => `${name} inside ${x.inside}/${x.runs} (${pct(x.share)}; ${x.below} below, ${x.above} above)`
 
 /** The text table's lines for the calibrated intervals. */
 export const calibratedLines = (s: CalibratedFigures): string[] => {

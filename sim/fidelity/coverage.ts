@@ -51,12 +51,13 @@ export interface CoveragePair {
   readonly interval: RunInterval | null
 }
 
-const count = (xs: ReadonlyArray<{ value: number; range: readonly [number, number] }>): CoverageCount => {
+/** How many values fell inside their range, ends in; a null end is unbounded (a calibrated range with too few runs for it). */
+export const countInside = (xs: ReadonlyArray<{ value: number; range: readonly [number | null, number | null] }>): CoverageCount => {
   let inside = 0
   let below = 0
   for (const { value, range } of xs) {
-    if (value < range[0]) below++
-    else if (value <= range[1]) inside++
+    if (range[0] !== null && value < range[0]) below++
+    else if (range[1] === null || value <= range[1]) inside++
   }
   return { share: xs.length === 0 ? null : inside / xs.length, inside, below, above: xs.length - inside - below, runs: xs.length }
 }
@@ -68,15 +69,15 @@ export const coverageOf = (pairs: ReadonlyArray<CoveragePair>): Coverage => {
   const rated = pairs.filter((p): p is CoveragePair & { interval: RunInterval } => p.interval !== null)
   return {
     level: rated[0]?.interval.level ?? null,
-    trading_pnl: count(rated.map((p) => ({ value: p.realised.tradingPnlMicro, range: micro(p.interval.pnl_usdc) }))),
-    fills: count(rated.map((p) => ({ value: p.realised.fills, range: p.interval.fills }))),
-    trading_pnl_at_counterfactual_marks: count(rated.map((p) => ({ value: p.realisedTradingPnlAtCounterfactualMarksMicro, range: micro(p.interval.pnl_usdc) }))),
+    trading_pnl: countInside(rated.map((p) => ({ value: p.realised.tradingPnlMicro, range: micro(p.interval.pnl_usdc) }))),
+    fills: countInside(rated.map((p) => ({ value: p.realised.fills, range: p.interval.fills }))),
+    trading_pnl_at_counterfactual_marks: countInside(rated.map((p) => ({ value: p.realisedTradingPnlAtCounterfactualMarksMicro, range: micro(p.interval.pnl_usdc) }))),
     runs_without_interval: pairs.length - rated.length
   }
 }
 
 const pct = (x: number | null): string => (x === null ? "-" : `${Math.round(x * 100)}%`)
-const line = (name: string, c: CoverageCount): string => `${name} inside ${c.inside}/${c.runs} (${pct(c.share)}; ${c.below} below, ${c.above} above)`
+export const coverageCountText = (name: string, c: CoverageCount): string => `${name} inside ${c.inside}/${c.runs} (${pct(c.share)}; ${c.below} below, ${c.above} above)`
 
 /** The coverage line(s) of the text table. */
 export const coverageLines = (c: Coverage, runs: ReadonlyArray<{ interval?: RunInterval | null }>): string[] => {
@@ -84,6 +85,6 @@ export const coverageLines = (c: Coverage, runs: ReadonlyArray<{ interval?: RunI
   if (c.level === null || first == null) return ["  interval coverage: no run has an interval"]
   const how = `${pct(c.level)} intervals: block bootstrap of ${first.block_sec / 60}-min blocks, ${first.resamples} resamples${first.draws > 0 ? ` × ${first.draws} response-model draws` : ", no response-model draws"}`
   return [
-    `  interval coverage (${how}): realised ${line("trading PnL", c.trading_pnl)}, ${line("fills", c.fills)}; PnL at the counterfactual's marks ${c.trading_pnl_at_counterfactual_marks.inside}/${c.trading_pnl_at_counterfactual_marks.runs}${c.runs_without_interval > 0 ? `; ${c.runs_without_interval} run(s) without an interval` : ""}`
+    `  interval coverage (${how}): realised ${coverageCountText("trading PnL", c.trading_pnl)}, ${coverageCountText("fills", c.fills)}; PnL at the counterfactual's marks ${c.trading_pnl_at_counterfactual_marks.inside}/${c.trading_pnl_at_counterfactual_marks.runs}${c.runs_without_interval > 0 ? `; ${c.runs_without_interval} run(s) without an interval` : ""}`
   ]
 }
