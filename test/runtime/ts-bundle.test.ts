@@ -1,8 +1,10 @@
 // scripts/run-ts.mjs runs an entry point from its bundle (docs/decisions.md "Starting a TypeScript
 // process"): the entry sees its own location in import.meta and its own path as argv[1], an edit
-// to any file it imports shows at the next start, and dependencies still resolve from node_modules.
+// to any file it imports shows at the next start, and dependencies still resolve from node_modules;
+// two checkouts sharing one node_modules (so one bundle cache) each run their own code.
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 
@@ -45,6 +47,29 @@ describe("scripts/run-ts.mjs", () => {
     // Nothing changed: the cached bundle answers the same.
     expect(JSON.parse(run(entry))).toMatchObject({ word: "third!!" })
     rmSync(dir, { recursive: true, force: true })
+  }, 120_000)
+
+  it("two checkouts sharing node_modules: each runs its own entry, in any order, with the cache warm", () => {
+    // A worktree with a symlinked node_modules shares the bundle cache. Before a bundle's name held its
+    // checkout's path, the second checkout found the first one's bundle of the "same" entry fresh (its
+    // recorded inputs, the first checkout's files, unchanged) and ran it.
+    const base = mkdtempSync(join(tmpdir(), "ts-bundle-"))
+    const checkout = (name: string, word: string): string => {
+      const dir = join(base, name)
+      mkdirSync(join(dir, "scripts"), { recursive: true })
+      for (const f of ["ts-bundle.mjs", "run-ts.mjs"]) copyFileSync(join(root, "scripts", f), join(dir, "scripts", f))
+      symlinkSync(join(root, "node_modules"), join(dir, "node_modules"))
+      writeFileSync(join(dir, "entry.ts"), `const word: string = ${JSON.stringify(word)}\nprocess.stdout.write(word)\n`)
+      return dir
+    }
+    const inCheckout = (dir: string): string => spawnSync(process.execPath, ["scripts/run-ts.mjs", "entry.ts"], { cwd: dir, encoding: "utf8" }).stdout
+    try {
+      const a = checkout("a", "from-a")
+      const b = checkout("b", "from-b")
+      expect([inCheckout(a), inCheckout(b), inCheckout(a), inCheckout(b)]).toEqual(["from-a", "from-b", "from-a", "from-b"])
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
   }, 120_000)
 
   it("without an entry: a usage line and exit 2", () => {
