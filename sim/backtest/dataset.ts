@@ -51,7 +51,7 @@ export interface Dataset {
   readonly priceBps: Uint16Array
   /** Trades: contracts. Snapshots: number of levels. Order events: the order's resting contracts. */
   readonly size: Int32Array
-  /** Order events: the tape's order id. */
+  /** Order events: the tape's order id. Trades (with orders): the resting order the trade filled, NaN when unknown. */
   readonly orderId: Float64Array
   /** Order events: index into `owners`. */
   readonly owner: Int32Array
@@ -82,6 +82,8 @@ export interface TradeColumns {
   readonly side: Uint8Array
   /** Each trade's id when the data has one (a tape): rows with different ids are never repeats of each other. */
   readonly tradeId?: Float64Array | null
+  /** Each trade's resting order (a tape's `maker_order_id`), when the data has it: an order-level replay learns when the tape's order was used up. */
+  readonly makerOrderId?: Float64Array | null
 }
 
 export interface LevelColumns {
@@ -315,6 +317,8 @@ export const buildDataset = (source: string, trades: TradeColumns, levels: Level
       d.side[e] = trades.side[r]!
       d.priceBps[e] = trades.priceBps[r]!
       d.size[e] = trades.size[r]!
+      // A trade's orderId is the resting order it filled (NaN when the data does not say).
+      if (nOrd > 0) d.orderId[e] = trades.makerOrderId?.[r] ?? Number.NaN
       ti++
     } else {
       const r = oOrder[oi]!
@@ -361,7 +365,7 @@ export const shareDataset = (d: Dataset): Dataset => {
 }
 
 /** Row forms, for tests and small hand-built cases. */
-export interface TradeRow { readonly tsMs: number; readonly marketId: string; readonly priceBps: number; readonly size: number; readonly takerSide: "buy" | "sell" }
+export interface TradeRow { readonly tsMs: number; readonly marketId: string; readonly priceBps: number; readonly size: number; readonly takerSide: "buy" | "sell"; readonly makerOrderId?: number }
 export interface LevelRow { readonly tsMs: number; readonly marketId: string; readonly side: "bid" | "ask"; readonly priceBps: number; readonly size: number }
 export interface OrderRow {
   readonly tsMs: number; readonly marketId: string; readonly orderId: number; readonly event: "new" | "add" | "cancel"
@@ -401,7 +405,8 @@ export const datasetFromRows = (source: string, trades: ReadonlyArray<TradeRow>,
       market: Uint16Array.from(trades.map((t) => tNames.indexOf(t.marketId))),
       priceBps: Uint16Array.from(trades.map((t) => t.priceBps)),
       size: Int32Array.from(trades.map((t) => t.size)),
-      side: Uint8Array.from(trades.map((t) => (t.takerSide === "buy" ? TAKER_BUY : TAKER_SELL)))
+      side: Uint8Array.from(trades.map((t) => (t.takerSide === "buy" ? TAKER_BUY : TAKER_SELL))),
+      makerOrderId: trades.some((t) => t.makerOrderId !== undefined) ? Float64Array.from(trades.map((t) => t.makerOrderId ?? Number.NaN)) : null
     },
     levels.length === 0
       ? null

@@ -189,12 +189,15 @@ const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeCo
   }
   // A tape's trades carry their trade id: two fills of one order at one price are two trades, not a repeat.
   const tradeId = have.names.includes("trade_id") ? new Float64Array(n) : null
+  // A tape's trades name the resting order they filled: an order-level replay knows when the tape's order was used up.
+  const makerOrderId = have.names.includes("maker_order_id") ? new Float64Array(n) : null
   const sql = `SELECT ${time.select}, CAST(list_position([${names.map(sqlString).join(", ")}], CAST(market_id AS VARCHAR)) - 1 AS INTEGER),
       TRY_CAST(price_bps AS DOUBLE), TRY_CAST(size AS DOUBLE),
-      CAST(CASE lower(trim(CAST(taker_side AS VARCHAR))) WHEN 'buy' THEN 0 WHEN 'sell' THEN 1 ELSE 9 END AS INTEGER)${tradeId === null ? "" : ", TRY_CAST(trade_id AS DOUBLE)"}
+      CAST(CASE lower(trim(CAST(taker_side AS VARCHAR))) WHEN 'buy' THEN 0 WHEN 'sell' THEN 1 ELSE 9 END AS INTEGER),
+      ${tradeId === null ? "NULL" : "TRY_CAST(trade_id AS DOUBLE)"}, ${makerOrderId === null ? "NULL" : "TRY_CAST(maker_order_id AS DOUBLE)"}
     FROM ${time.src}`
-  // Columns: the time's three (0..2), then market, price, size, side, trade id.
-  await scan(conn, sql, tradeId === null ? 7 : 8, (get, i, raw) => {
+  // Columns: the time's three (0..2), then market, price, size, side, trade id, maker order id.
+  await scan(conn, sql, 9, (get, i, raw) => {
     const t = timeOf(get, raw, 1, time, path, i)
     const price = get(4)
     check(isInt(price, 1, 9999), path, i, `price_bps ${String(price)} is not an integer in 1..9999`)
@@ -208,8 +211,9 @@ const readTrades = async (conn: DuckDBConnection, path: string): Promise<TradeCo
     cols.size[i] = size as number
     cols.side[i] = side!
     if (tradeId !== null) tradeId[i] = get(7) ?? Number.NaN
+    if (makerOrderId !== null) makerOrderId[i] = get(8) ?? Number.NaN
   })
-  return { n, exactMs: time.exactMs, marketNames: names, ...cols, tradeId }
+  return { n, exactMs: time.exactMs, marketNames: names, ...cols, tradeId, makerOrderId }
 }
 
 /** Snapshot or order rows as loaded, and the first data row (0-based) of each of their markets. */

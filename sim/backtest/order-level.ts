@@ -32,6 +32,14 @@ export class OrderLevelBook {
   refused = 0
   /** Orders placed by `arrive` whose tape `add` is still to come: the engine already decided whether they rest. */
   private readonly arrived = new Set<number>()
+  /** What each tape order still rests with in the tape (its add, less the trades that name it), and its owner. */
+  private readonly tapeLeft = new Map<number, number>()
+  private readonly ownerOf = new Map<number, number>()
+  /** Tape orders the tape shows used up while they still rest here (our quote took their takers), by market and owner. */
+  private readonly spent = new Map<number, number[]>()
+  /** Such orders withdrawn when their owner next acted in the market, and the contracts they still had. */
+  spentWithdrawn = 0
+  spentContractsWithdrawn = 0
 
   constructor(
     private readonly v: Venue,
@@ -49,6 +57,10 @@ export class OrderLevelBook {
 
   /** An order came to rest in the tape; one that arrived here already rests or not by the engine's matching. */
   add(ms: MarketState, tapeId: number, isBid: boolean, yesPriceBps: number, size: number, owner: number): void {
+    if (size > 0) {
+      this.tapeLeft.set(tapeId, size)
+      this.ownerOf.set(tapeId, owner)
+    }
     if (this.arrived.delete(tapeId)) return
     if (size <= 0) return
     const wallet = this.v.bgMakers[owner % this.v.bgMakers.length]!
@@ -57,7 +69,49 @@ export class OrderLevelBook {
     else this.live.set(tapeId, order)
   }
 
+  /**
+   * A tape trade filled `size` of the tape's order `tapeId`. Once the tape's order is used up while it
+   * still rests here (our quote took the takers that used it up in the tape), its owner, who in the tape
+   * saw it filled, acts on the market without it: it is withdrawn at the owner's next order event there.
+   */
+  filledInTape(ms: MarketState, tapeId: number, size: number): void {
+    const left = this.tapeLeft.get(tapeId)
+    if (left === undefined) return
+    if (left > size) {
+      this.tapeLeft.set(tapeId, left - size)
+      return
+    }
+    this.tapeLeft.delete(tapeId)
+    const owner = this.ownerOf.get(tapeId)!
+    this.ownerOf.delete(tapeId)
+    const order = this.live.get(tapeId)
+    if (order === undefined || order.remaining === 0) return
+    const key = owner * 65_536 + ms.idx
+    const list = this.spent.get(key)
+    if (list === undefined) this.spent.set(key, [tapeId])
+    else list.push(tapeId)
+  }
+
+  /** The owner acts on the market (an order arrives, rests or leaves): what the tape had used up of its orders is withdrawn first. */
+  ownerActs(ms: MarketState, owner: number): void {
+    if (this.spent.size === 0) return
+    const key = owner * 65_536 + ms.idx
+    const list = this.spent.get(key)
+    if (list === undefined) return
+    this.spent.delete(key)
+    for (const tapeId of list) {
+      const order = this.live.get(tapeId)
+      this.live.delete(tapeId)
+      if (order === undefined || order.remaining === 0) continue
+      this.spentWithdrawn++
+      this.spentContractsWithdrawn += order.remaining
+      this.v.cancel(ms, order)
+    }
+  }
+
   cancel(ms: MarketState, tapeId: number): void {
+    this.tapeLeft.delete(tapeId)
+    this.ownerOf.delete(tapeId)
     const order = this.live.get(tapeId)
     if (order === undefined) return
     this.live.delete(tapeId)

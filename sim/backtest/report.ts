@@ -92,6 +92,9 @@ export interface BacktestSummary {
   readonly background_rejected: number
   /** Order-level tape orders the engine refused (post-only across one of our quotes). */
   readonly tape_orders_refused: number
+  /** Order-level tape orders the tape used up while they still rested here (our quotes took their takers), withdrawn at their owner's next order event in the market; and the contracts they still had. */
+  readonly tape_orders_spent_withdrawn: number
+  readonly tape_contracts_spent_withdrawn: number
   /** The open day's rewards if it closed now: never paid (the service pays a day only once it has ended). */
   readonly lp_rewards_unpaid_estimate_micro: number
 }

@@ -412,9 +412,11 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     const kind = d.kind[i]!
     if (ms.orderLevel) {
       // The orders are the book; its snapshots add nothing. Replaying the flow, the engine makes the trades.
+      if (kind !== KIND_TRADE) l3.ownerActs(ms, d.owner[i]!)
       if (kind === KIND_NEW) l3.arrive(ms, d.orderId[i]!, d.side[i] === 0, d.priceBps[i]!, d.size[i]!, ORDER_TYPES[d.orderType[i]!]!, d.owner[i]!)
       else if (kind === KIND_TRADE) {
         if (!ms.orderFlow) v.take(ms, d.side[i] === TAKER_BUY, d.priceBps[i]!, d.size[i]!)
+        l3.filledInTape(ms, d.orderId[i]!, d.size[i]!)
       } else if (kind === KIND_ADD) l3.add(ms, d.orderId[i]!, d.side[i] === 0, d.priceBps[i]!, d.size[i]!, d.owner[i]!)
       else if (kind === KIND_CANCEL) l3.cancel(ms, d.orderId[i]!)
       l3.tops(ms)
@@ -523,7 +525,7 @@ const buildReport = (
       time_paused_sec: sum((m) => m.time_paused_sec), time_stopped_sec: sum((m) => m.time_stopped_sec),
       trades_rejected: v.tradeRejects, engine_commands: v.commands,
       queue_decreases_at_our_level: bg.decreasesAtOurLevel, queue_decreases_ahead: bg.decreasesAhead,
-      queue_position_mattered: bg.decreasesAtOurLevel > 0, background_rejected: v.bgRejects, tape_orders_refused: l3.refused,
+      queue_position_mattered: bg.decreasesAtOurLevel > 0, background_rejected: v.bgRejects, tape_orders_refused: l3.refused, tape_orders_spent_withdrawn: l3.spentWithdrawn, tape_contracts_spent_withdrawn: l3.spentContractsWithdrawn,
       lp_rewards_unpaid_estimate_micro: rewards.unpaidEstimateMicro()
     },
     markets: marketReports,

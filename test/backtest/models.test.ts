@@ -147,6 +147,55 @@ describe("order-flow tape: takers trade with our quotes up to their own limit an
   })
 })
 
+describe("a tape order the tape used up, while it still rests here, is withdrawn at its owner's next order event in the market", () => {
+  // Without us: m1 asks 5 at 5200, m2 bids 5 at 4800 (mid 5000; we quote 4900 / 5100). At 3 s a taker
+  // buys 5 up to 5200: in the tape it fills m1's order 1 (the trade names it); here it buys our 5 at
+  // 5100 and order 1 keeps its 5. At 4 s m1, which saw order 1 filled, asks again at 5400. Its order 1
+  // would still stand at 5200 here, m1's liquidity twice: it is withdrawn as m1 acts, so the others'
+  // mid is 5100 (4800 / 5400), as the world with us would show it.
+  const o = (tMs: number, orderId: number, event: "new" | "add", side: "bid" | "ask", priceBps: number, size: number, owner: string, orderType: "gtc" | "ioc" = "gtc"): OrderRow =>
+    ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner, orderType })
+  const rows: OrderRow[] = [
+    o(0, 1, "new", "ask", 5200, 5, "m1"), o(0, 1, "add", "ask", 5200, 5, "m1"), o(0, 2, "new", "bid", 4800, 5, "m2"), o(0, 2, "add", "bid", 4800, 5, "m2"),
+    o(3000, 3, "new", "bid", 5200, 5, "m3", "ioc"),
+    o(4000, 4, "new", "ask", 5400, 5, "m1"), o(4000, 4, "add", "ask", 5400, 5, "m1"),
+    o(12_000, 5, "new", "bid", 1000, 1, "m4"), o(12_000, 5, "add", "bid", 1000, 1, "m4")
+  ]
+  const print = (makerOrderId?: number): TradeRow => ({ tsMs: T0 + 3000, marketId: M, priceBps: 5200, size: 5, takerSide: "buy", ...(makerOrderId === undefined ? {} : { makerOrderId }) })
+  const requoting: BacktestConfig = { ...BASE, startSec: T0 / 1000 + 1, strategy: { kind: "spec", spec: { ...SPEC, rebalance_interval_secs: 5 }, params: { ...PARAMS, rebalanceIntervalSec: 5 } } }
+  const run = (trades: TradeRow[], orders: OrderRow[]) => {
+    const mids: Array<[number, number | null]> = []
+    const { report } = runBacktest(datasetFromRows("spent", trades, [], orders), requoting, { onStep: (_m, input, d) => { if (d.kind === "quote") mids.push([input.tsSec * 1000 - T0, input.midBps]) } })
+    return { report, mids }
+  }
+
+  it("withdraws it when the owner acts again, and counts it", () => {
+    const { report, mids } = run([print(1)], rows)
+    expect(report.fills.map((f) => [f.tMs - T0, f.yesPriceBps, f.size])).toEqual([[3000, 5100, 5]])
+    expect(mids).toEqual([[1000, 5000], [6000, 5100], [11_000, 5100]])
+    expect([report.summary.tape_orders_spent_withdrawn, report.summary.tape_contracts_spent_withdrawn]).toEqual([1, 5])
+  })
+
+  it("keeps it while the owner does not act, and when the tape does not say which order a trade filled", () => {
+    const quiet = run([print(1)], rows.filter((r) => r.orderId !== 4))
+    expect(quiet.mids).toEqual([[1000, 5000], [6000, 5000], [11_000, 5000]])
+    expect(quiet.report.summary.tape_orders_spent_withdrawn).toBe(0)
+    const unnamed = run([print()], rows)
+    expect(unnamed.mids).toEqual([[1000, 5000], [6000, 5000], [11_000, 5000]])
+    expect(unnamed.report.summary.tape_orders_spent_withdrawn).toBe(0)
+  })
+
+  it("never withdraws an order the replay used up itself (our quote not ahead of it)", () => {
+    // The taker's limit is 5200 but it comes before we quote (0.5 s): it fills order 1 here as in the tape.
+    const early = rows.map((r) => (r.orderId === 3 ? { ...r, tsMs: T0 + 500 } : r))
+    const { report, mids } = run([{ ...print(1), tsMs: T0 + 500 }], early)
+    expect(report.fills).toEqual([])
+    expect(report.summary.tape_orders_spent_withdrawn).toBe(0)
+    // At 1 s no ask stands (the last trade, 5200, is the mid); then m1 asks at 5400.
+    expect(mids).toEqual([[1000, 5200], [6000, 5100], [11_000, 5100]])
+  })
+})
+
 describe("the mid the strategy sees, as the live bot computes it (src/service/lp-bot-market.ts)", () => {
   it("with one side of the others' book empty, it is the last trade's price; with both, their mid", () => {
     // An order-flow tape: a bid at 4900 and one ask at 6000 rest; a taker buys that ask at 500 ms,
