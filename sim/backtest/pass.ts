@@ -9,42 +9,52 @@
 import type { BacktestConfig } from "./config.ts"
 import { type Dataset, KIND_ADD, KIND_CANCEL, KIND_NEW, KIND_SNAPSHOT } from "./dataset.ts"
 
-/** The owner indices (into `d.owners`) of the tape's LP bots that step ahead of ours in a pass. */
-export const ownersAhead = (d: Dataset, config: Pick<BacktestConfig, "lpBotsInPass" | "botsAheadInPass">): Set<number> => {
-  const ahead = new Set<number>()
-  const names = config.lpBotsInPass.slice(0, config.botsAheadInPass)
+type PassConfig = Pick<BacktestConfig, "lpBotsInPass" | "botsAheadInPass">
+
+const ownerSet = (d: Dataset, names: ReadonlyArray<string>): Set<number> => {
+  const out = new Set<number>()
   for (const name of names) {
     const idx = d.owners.indexOf(name)
-    if (idx >= 0) ahead.add(idx)
+    if (idx >= 0) out.add(idx)
   }
-  return ahead
+  return out
 }
+
+/** The owner indices (into `d.owners`) of the tape's LP bots that step ahead of ours in a pass. */
+export const ownersAhead = (d: Dataset, config: PassConfig): Set<number> => ownerSet(d, config.lpBotsInPass.slice(0, config.botsAheadInPass))
+
+/** The owner indices of the tape's LP bots that step after ours: their first row in a pass comes after our step. */
+export const ownersBehind = (d: Dataset, config: PassConfig): Set<number> => ownerSet(d, config.lpBotsInPass.slice(config.botsAheadInPass))
 
 const isOrderRow = (kind: number): boolean => kind === KIND_NEW || kind === KIND_ADD || kind === KIND_CANCEL
 
 /**
- * Each row's time for the run: the tape's, except that in every second the leading rows of the
- * bots ahead (with the snapshots among them) move to 1 ms before the second. The pass runs
- * first in its second, so its rows lead it; a second whose first rows are anyone else's is
+ * Each row's time for the run: the tape's, except that in a second the pass opens (its first row
+ * but snapshots is a bot's ahead of ours) every row up to the last row of the bots ahead moves to
+ * 1 ms before the second, in its order. The pass runs first in its second and ours steps after
+ * the bots ahead: it saw all their rows and whatever else the journal took in between (a bot
+ * awaits each order it places, so other requests land among its rows). A row of a bot behind
+ * ours ends the search: ours had stepped by then. A second whose first rows are anyone else's is
  * left as it is (the order within it is not known to be the pass's).
  */
-export const passTimes = (d: Dataset, ahead: ReadonlySet<number>): Float64Array => {
+export const passTimes = (d: Dataset, ahead: ReadonlySet<number>, behind: ReadonlySet<number> = new Set()): Float64Array => {
   if (ahead.size === 0) return d.tMs
   const t = Float64Array.from(d.tMs)
   let i = 0
   while (i < d.count) {
     const secMs = Math.floor(d.tMs[i]! / 1000) * 1000
-    let lastAhead = -1
-    let j = i
-    for (; j < d.count && d.tMs[j]! < secMs + 1000; j++) {
-      const kind = d.kind[j]!
-      if (isOrderRow(kind) && ahead.has(d.owner[j]!)) lastAhead = j
-      else if (kind !== KIND_SNAPSHOT) break
+    let end = i
+    while (end < d.count && d.tMs[end]! < secMs + 1000) end++
+    let first = i
+    while (first < end && d.kind[first] === KIND_SNAPSHOT) first++
+    if (first < end && isRowOf(d, ahead, first)) {
+      let lastAhead = first
+      for (let j = first + 1; j < end && !isRowOf(d, behind, j); j++) if (isRowOf(d, ahead, j)) lastAhead = j
+      for (let k = i; k <= lastAhead; k++) t[k] = secMs - 1
     }
-    for (let k = i; k <= lastAhead; k++) t[k] = secMs - 1
-    // Skip the rest of this second.
-    while (j < d.count && d.tMs[j]! < secMs + 1000) j++
-    i = j
+    i = end
   }
   return t
 }
+
+const isRowOf = (d: Dataset, owners: ReadonlySet<number>, j: number): boolean => isOrderRow(d.kind[j]!) && owners.has(d.owner[j]!)

@@ -22,7 +22,7 @@ import { startWarning } from "./bunching.ts"
 import { type BacktestConfig, type LatencySpec, marketParams, specOf } from "./config.ts"
 import { BacktestInputError, type Dataset, KIND_ADD, KIND_CANCEL, KIND_NEW, KIND_SNAPSHOT, KIND_TRADE, ORDER_TYPES, TAKER_BUY } from "./dataset.ts"
 import { MAX_OWNER_WALLETS, OrderLevelBook } from "./order-level.ts"
-import { ownersAhead, passTimes } from "./pass.ts"
+import { ownersAhead, ownersBehind, passTimes } from "./pass.ts"
 import { queueModel } from "./queue.ts"
 import type { BacktestReport, FillRow, MarketReport, OutcomePath, Series } from "./report.ts"
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
@@ -403,7 +403,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   }
 
   // The rows of the bots ahead of ours in the runner's pass lead their second: ours sees them at its tick.
-  const tAt = passTimes(d, ownersAhead(d, config))
+  const tAt = passTimes(d, ownersAhead(d, config), ownersBehind(d, config))
   for (let i = 0; i < n; i++) {
     const t = tAt[i]!
     advance(t)

@@ -1,13 +1,14 @@
-// The bot runner's pass (sim/backtest/pass.ts, docs/backtesting.md "The bot runner's pass"): the
-// rows of the LP bots ahead of ours that open a second move to just before it, so a bot ticked at
-// that second sees them; nobody else's rows move, and nothing moves when no bot is ahead.
+// The bot runner's pass (sim/backtest/pass.ts, docs/backtesting.md "The bot runner's pass"): in a
+// second the bots ahead of ours open, their rows (and whatever landed among them) move to just
+// before it, so a bot ticked at that second sees them; nothing after a bot behind ours moves, and
+// nothing moves when no bot is ahead.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { DEFAULT_CONFIG, withTapeMeta } from "../../sim/backtest/config.ts"
 import { loadTape } from "../../sim/backtest/load.ts"
-import { ownersAhead, passTimes } from "../../sim/backtest/pass.ts"
+import { ownersAhead, ownersBehind, passTimes } from "../../sim/backtest/pass.ts"
 import { type TapeOrderEvent, TAPE_FORMAT, writeTape } from "../../src/store/tape.ts"
 
 const S = 1_767_398_400
@@ -16,18 +17,20 @@ const row = (tsMs: number, orderId: number, event: TapeOrderEvent["event"], side
   tsMs, marketId: M, orderId, event, side, priceBps, size: 20, orderType: event === "new" && owner === "t1" ? "ioc" : "post_only", owner
 })
 
-// Second S: bot b1 (ahead) re-quotes first, then bot b2 (behind ours), then a taker. Second S+1
-// opens with the taker, then b1: the pass did not lead that second, so nothing there moves.
+// Second S: bot b1 (ahead) re-quotes first, and while it awaits its orders another maker's (k2)
+// lands among them; then bot b2 (behind ours), then b1 once more. Second S+1 opens with a taker,
+// then b1: the pass did not lead that second, so nothing there moves.
 const orders: TapeOrderEvent[] = [
   row(S * 1000 - 5000, 1, "add", "bid", 4000, "k1"),
   row(S * 1000 - 4999, 2, "add", "ask", 6000, "k1"),
   row(S * 1000, 3, "new", "bid", 4900, "b1"),
   row(S * 1000, 3, "add", "bid", 4900, "b1"),
-  row(S * 1000 + 1, 4, "new", "ask", 5100, "b1"),
-  row(S * 1000 + 1, 4, "add", "ask", 5100, "b1"),
-  row(S * 1000 + 2, 5, "new", "bid", 4950, "b2"),
-  row(S * 1000 + 2, 5, "add", "bid", 4950, "b2"),
-  row(S * 1000 + 3, 6, "cancel", "bid", 4900, "b1"),
+  row(S * 1000 + 1, 8, "add", "ask", 5200, "k2"),
+  row(S * 1000 + 2, 4, "new", "ask", 5100, "b1"),
+  row(S * 1000 + 2, 4, "add", "ask", 5100, "b1"),
+  row(S * 1000 + 3, 5, "new", "bid", 4950, "b2"),
+  row(S * 1000 + 3, 5, "add", "bid", 4950, "b2"),
+  row(S * 1000 + 4, 6, "cancel", "bid", 4900, "b1"),
   row((S + 1) * 1000, 7, "new", "ask", 3000, "t1"),
   row((S + 1) * 1000 + 1, 4, "cancel", "ask", 5100, "b1")
 ]
@@ -54,14 +57,19 @@ describe("the bot runner's pass", () => {
     expect(config.lpBotsInPass).toEqual(["b1", "b2"])
     const ahead = ownersAhead(dataset, config)
     expect([...ahead].map((i) => dataset.owners[i])).toEqual(["b1"])
-    const t = [...passTimes(dataset, ahead)].map((x) => x - S * 1000)
+    expect([...ownersBehind(dataset, config)].map((i) => dataset.owners[i])).toEqual(["b2"])
+    const t = [...passTimes(dataset, ahead, ownersBehind(dataset, config))].map((x) => x - S * 1000)
     const orig = [...dataset.tMs].map((x) => x - S * 1000)
-    // b1's four opening rows move to −1 ms; b2's rows end the pass prefix, so b1's later cancel stays; the next second opens with the taker.
-    expect(t).toEqual(orig.map((x, i) => (i >= 2 && i <= 5 ? -1 : x)))
-    expect(orig.slice(2, 6)).toEqual([0, 0, 1, 1])
+    // b1's rows and k2's among them move to −1 ms (our bot stepped after all of them, live: seed 12
+    // of liquidity-midnight-fees, where the old rule stopped at such a row and the replay saw b1's
+    // book cancelled and not yet re-placed); b2's rows show ours had stepped, so b1's later cancel
+    // stays; the next second opens with the taker.
+    expect(orig.slice(2, 7)).toEqual([0, 0, 1, 2, 2])
+    expect(t).toEqual(orig.map((x, i) => (i >= 2 && i <= 6 ? -1 : x)))
     // With both bots ahead (ours steps last), b2's rows and b1's cancel behind them move too.
-    const all = [...passTimes(dataset, ownersAhead(dataset, { ...config, botsAheadInPass: 2 }))].map((x) => x - S * 1000)
-    expect(all).toEqual(orig.map((x, i) => (i >= 2 && i <= 8 ? -1 : x)))
+    const both = { ...config, botsAheadInPass: 2 }
+    const all = [...passTimes(dataset, ownersAhead(dataset, both), ownersBehind(dataset, both))].map((x) => x - S * 1000)
+    expect(all).toEqual(orig.map((x, i) => (i >= 2 && i <= 9 ? -1 : x)))
   })
 
   it("changes nothing when no bot is ahead or the tape names no bots", async () => {
