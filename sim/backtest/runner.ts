@@ -412,7 +412,7 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
     const kind = d.kind[i]!
     if (ms.orderLevel) {
       // The orders are the book; its snapshots add nothing. Replaying the flow, the engine makes the trades.
-      if (kind !== KIND_TRADE) l3.ownerActs(ms, d.owner[i]!)
+      if (kind === KIND_NEW || kind === KIND_ADD || kind === KIND_CANCEL) l3.ownerActs(ms, d.owner[i]!)
       if (kind === KIND_NEW) l3.arrive(ms, d.orderId[i]!, d.side[i] === 0, d.priceBps[i]!, d.size[i]!, ORDER_TYPES[d.orderType[i]!]!, d.owner[i]!)
       else if (kind === KIND_TRADE) {
         if (!ms.orderFlow) v.take(ms, d.side[i] === TAKER_BUY, d.priceBps[i]!, d.size[i]!)

@@ -163,9 +163,9 @@ describe("a tape order the tape used up, while it still rests here, is withdrawn
   ]
   const print = (makerOrderId?: number): TradeRow => ({ tsMs: T0 + 3000, marketId: M, priceBps: 5200, size: 5, takerSide: "buy", ...(makerOrderId === undefined ? {} : { makerOrderId }) })
   const requoting: BacktestConfig = { ...BASE, startSec: T0 / 1000 + 1, strategy: { kind: "spec", spec: { ...SPEC, rebalance_interval_secs: 5 }, params: { ...PARAMS, rebalanceIntervalSec: 5 } } }
-  const run = (trades: TradeRow[], orders: OrderRow[]) => {
+  const run = (trades: TradeRow[], orders: OrderRow[], levels: LevelRow[] = []) => {
     const mids: Array<[number, number | null]> = []
-    const { report } = runBacktest(datasetFromRows("spent", trades, [], orders), requoting, { onStep: (_m, input, d) => { if (d.kind === "quote") mids.push([input.tsSec * 1000 - T0, input.midBps]) } })
+    const { report } = runBacktest(datasetFromRows("spent", trades, levels, orders), requoting, { onStep: (_m, input, d) => { if (d.kind === "quote") mids.push([input.tsSec * 1000 - T0, input.midBps]) } })
     return { report, mids }
   }
 
@@ -177,7 +177,9 @@ describe("a tape order the tape used up, while it still rests here, is withdrawn
   })
 
   it("keeps it while the owner does not act, and when the tape does not say which order a trade filled", () => {
-    const quiet = run([print(1)], rows.filter((r) => r.orderId !== 4))
+    // A book snapshot is nobody's action (m1 is the tape's first owner: a snapshot row's owner column reads 0).
+    const snapshot: LevelRow[] = [{ tsMs: T0 + 3500, marketId: M, side: "bid", priceBps: 4800, size: 5 }, { tsMs: T0 + 3500, marketId: M, side: "ask", priceBps: 5200, size: 5 }]
+    const quiet = run([print(1)], rows.filter((r) => r.orderId !== 4), snapshot)
     expect(quiet.mids).toEqual([[1000, 5000], [6000, 5000], [11_000, 5000]])
     expect(quiet.report.summary.tape_orders_spent_withdrawn).toBe(0)
     const unnamed = run([print()], rows)
