@@ -8,7 +8,7 @@ import { DuckDBInstance } from "@duckdb/node-api"
 import { beforeAll, describe, expect, it } from "vitest"
 import { DEFAULT_DATA, parseArgs } from "../../sim/backtest/args.ts"
 import { DEFAULT_CONFIG } from "../../sim/backtest/config.ts"
-import type { Dataset } from "../../sim/backtest/dataset.ts"
+import { type Dataset, KIND_TRADE } from "../../sim/backtest/dataset.ts"
 import { loadDataset, loadTape } from "../../sim/backtest/load.ts"
 import { TAPE_FORMAT, type TapeMeta, writeTape } from "../../src/store/tape.ts"
 import { applyKnobs, combinations, parseSweep } from "../../sim/backtest/params.ts"
@@ -199,6 +199,11 @@ describe("bad inputs give clear errors", () => {
     await expect(loadDataset(trades, null, file("o4.csv", `${secHead}1736899200123,a,1,new,bid,5000,10,gtc,m1\n`))).rejects.toThrow(/o4\.csv: data row 1: ts_sec .* looks like milliseconds/)
     const d = await loadDataset(trades, null, file("o5.csv", `${head}${good}1000,a,1,add,bid,5000,10,gtc,m1\n`))
     expect([d.orders, d.owners]).toEqual([2, ["m1"]])
+    // A trade's maker_order_id (a tape's) is read into the trade row's orderId; without it, NaN.
+    const named = await loadDataset(file("t3.csv", "ts_ms,market_id,price_bps,size,taker_side,trade_id,maker_order_id\n2000,a,5000,10,buy,7,1\n"), null, file("o6.csv", `${head}${good}1000,a,1,add,bid,5000,10,gtc,m1\n`))
+    const tradeRow = (x: Dataset) => [...x.kind].indexOf(KIND_TRADE)
+    expect(named.orderId[tradeRow(named)]).toBe(1)
+    expect(d.orderId[tradeRow(d)]).toBeNaN()
   })
 
   it("a bad preset, flag or params file is named", () => {
