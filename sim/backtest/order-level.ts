@@ -11,7 +11,8 @@
 // the print (venue.take) and matched by the engine: when our order is ahead of the order the
 // print consumed in the tape, we are filled and that order keeps its contracts, as it would
 // have with us in the book. Fills are never applied to background orders from the tape; only
-// cancels, by the tape's order id.
+// cancels, by the tape's order id, and the withdrawal of an order the tape used up while it still
+// rests here, at its owner's next order event in the market (`filledInTape`, `ownerActs`).
 import type { Order } from "../../src/engine/state.ts"
 import type { OrderType } from "../../src/engine/types.ts"
 import { CAUSE_TRADE, type MarketState, type Venue } from "./venue.ts"
