@@ -33,6 +33,17 @@ const book = (tMs: number, bid: number, ask = 100): LevelRow[] => [
 ]
 const sell = (tMs: number, size: number): TradeRow => ({ tsMs: T0 + tMs, marketId: M, priceBps: 4900, size, takerSide: "sell" })
 const firstFillMs = (fills: ReadonlyArray<{ tMs: number }>): number | null => (fills.length === 0 ? null : fills[0]!.tMs - T0)
+/** An order-level row of market M, `tMs` after T0. */
+const order = (tMs: number, orderId: number, event: "new" | "add" | "cancel", side: "bid" | "ask", priceBps: number, size: number, owner: string, orderType: "gtc" | "ioc" = "gtc"): OrderRow =>
+  ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner, orderType })
+/** Started 1 s in and re-quoting every 5 s: the mids it quotes around show what it saw. */
+const REQUOTING: BacktestConfig = { ...BASE, startSec: T0 / 1000 + 1, strategy: { kind: "spec", spec: { ...SPEC, rebalance_interval_secs: 5 }, params: { ...PARAMS, rebalanceIntervalSec: 5 } } }
+/** A REQUOTING run's report and the [ms after T0, mid] of each quoting step. */
+const quotedMids = (trades: TradeRow[], levels: LevelRow[], orders: OrderRow[]) => {
+  const mids: Array<[number, number | null]> = []
+  const { report } = runBacktest(datasetFromRows("requoting", trades, levels, orders), REQUOTING, { onStep: (_m, input, d) => { if (d.kind === "quote") mids.push([input.tsSec * 1000 - T0, input.midBps]) } })
+  return { report, mids }
+}
 
 describe("queue position models", () => {
   // Our bid joins behind 900 at 4900; 100 more join behind us; then 100 are cancelled.
@@ -115,8 +126,6 @@ describe("order-level tape: the queue ahead of us is a record, not a model", () 
 })
 
 describe("order-flow tape: takers trade with our quotes up to their own limit and size", () => {
-  const order = (tMs: number, orderId: number, event: "new" | "add" | "cancel", side: "bid" | "ask", priceBps: number, size: number, owner: string, orderType: "gtc" | "ioc" = "gtc"): OrderRow =>
-    ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner, orderType })
   // Without us: 5 asked at 5300 and 5 bid at 4700. We quote 4900 / 5100 (mid 5000 ± 100).
   const rows: OrderRow[] = [
     order(0, 1, "new", "ask", 5300, 5, "m1"), order(0, 1, "add", "ask", 5300, 5, "m1"),
@@ -153,21 +162,14 @@ describe("a tape order the tape used up, while it still rests here, is withdrawn
   // 5100 and order 1 keeps its 5. At 4 s m1, which saw order 1 filled, asks again at 5400. Its order 1
   // would still stand at 5200 here, m1's liquidity twice: it is withdrawn as m1 acts, so the others'
   // mid is 5100 (4800 / 5400), as the world with us would show it.
-  const o = (tMs: number, orderId: number, event: "new" | "add", side: "bid" | "ask", priceBps: number, size: number, owner: string, orderType: "gtc" | "ioc" = "gtc"): OrderRow =>
-    ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner, orderType })
   const rows: OrderRow[] = [
-    o(0, 1, "new", "ask", 5200, 5, "m1"), o(0, 1, "add", "ask", 5200, 5, "m1"), o(0, 2, "new", "bid", 4800, 5, "m2"), o(0, 2, "add", "bid", 4800, 5, "m2"),
-    o(3000, 3, "new", "bid", 5200, 5, "m3", "ioc"),
-    o(4000, 4, "new", "ask", 5400, 5, "m1"), o(4000, 4, "add", "ask", 5400, 5, "m1"),
-    o(12_000, 5, "new", "bid", 1000, 1, "m4"), o(12_000, 5, "add", "bid", 1000, 1, "m4")
+    order(0, 1, "new", "ask", 5200, 5, "m1"), order(0, 1, "add", "ask", 5200, 5, "m1"), order(0, 2, "new", "bid", 4800, 5, "m2"), order(0, 2, "add", "bid", 4800, 5, "m2"),
+    order(3000, 3, "new", "bid", 5200, 5, "m3", "ioc"),
+    order(4000, 4, "new", "ask", 5400, 5, "m1"), order(4000, 4, "add", "ask", 5400, 5, "m1"),
+    order(12_000, 5, "new", "bid", 1000, 1, "m4"), order(12_000, 5, "add", "bid", 1000, 1, "m4")
   ]
   const print = (makerOrderId?: number): TradeRow => ({ tsMs: T0 + 3000, marketId: M, priceBps: 5200, size: 5, takerSide: "buy", ...(makerOrderId === undefined ? {} : { makerOrderId }) })
-  const requoting: BacktestConfig = { ...BASE, startSec: T0 / 1000 + 1, strategy: { kind: "spec", spec: { ...SPEC, rebalance_interval_secs: 5 }, params: { ...PARAMS, rebalanceIntervalSec: 5 } } }
-  const run = (trades: TradeRow[], orders: OrderRow[], levels: LevelRow[] = []) => {
-    const mids: Array<[number, number | null]> = []
-    const { report } = runBacktest(datasetFromRows("spent", trades, levels, orders), requoting, { onStep: (_m, input, d) => { if (d.kind === "quote") mids.push([input.tsSec * 1000 - T0, input.midBps]) } })
-    return { report, mids }
-  }
+  const run = (trades: TradeRow[], orders: OrderRow[], levels: LevelRow[] = []) => quotedMids(trades, levels, orders)
 
   it("withdraws it when the owner acts again, and counts it", () => {
     const { report, mids } = run([print(1)], rows)
@@ -203,18 +205,14 @@ describe("the mid the strategy sees, as the live bot computes it (src/service/lp
     // An order-flow tape: a bid at 4900 and one ask at 6000 rest; a taker buys that ask at 500 ms,
     // leaving no ask. The live bot then quotes around the last trade (6000), not nothing, until an
     // ask arrives (6300 at 10 s: mid 5600).
-    const o = (tMs: number, orderId: number, event: "new" | "add", side: "bid" | "ask", priceBps: number, size: number, owner: string, orderType: "gtc" | "ioc" = "gtc"): OrderRow =>
-      ({ tsMs: T0 + tMs, marketId: M, orderId, event, side, priceBps, size, owner, orderType })
     const rows: OrderRow[] = [
-      o(0, 1, "new", "bid", 4900, 10, "m1"), o(0, 1, "add", "bid", 4900, 10, "m1"), o(0, 2, "new", "ask", 6000, 1, "m2"), o(0, 2, "add", "ask", 6000, 1, "m2"),
-      o(500, 3, "new", "bid", 6000, 1, "m3", "ioc"),
-      o(10_000, 4, "new", "ask", 6300, 10, "m2"), o(10_000, 4, "add", "ask", 6300, 10, "m2"),
-      o(12_000, 5, "new", "bid", 1000, 10, "m1"), o(12_000, 5, "add", "bid", 1000, 10, "m1")
+      order(0, 1, "new", "bid", 4900, 10, "m1"), order(0, 1, "add", "bid", 4900, 10, "m1"), order(0, 2, "new", "ask", 6000, 1, "m2"), order(0, 2, "add", "ask", 6000, 1, "m2"),
+      order(500, 3, "new", "bid", 6000, 1, "m3", "ioc"),
+      order(10_000, 4, "new", "ask", 6300, 10, "m2"), order(10_000, 4, "add", "ask", 6300, 10, "m2"),
+      order(12_000, 5, "new", "bid", 1000, 10, "m1"), order(12_000, 5, "add", "bid", 1000, 10, "m1")
     ]
     const print: TradeRow = { tsMs: T0 + 500, marketId: M, priceBps: 6000, size: 1, takerSide: "buy" }
-    const requoting: BacktestConfig = { ...BASE, startSec: T0 / 1000 + 1, strategy: { kind: "spec", spec: { ...SPEC, rebalance_interval_secs: 5 }, params: { ...PARAMS, rebalanceIntervalSec: 5 } } }
-    const mids: Array<[number, number | null]> = []
-    runBacktest(datasetFromRows("one-sided", [print], [], rows), requoting, { onStep: (_m, input, d) => { if (d.kind === "quote") mids.push([input.tsSec * 1000 - T0, input.midBps]) } })
+    const { mids } = quotedMids([print], [], rows)
     expect(mids).toEqual([[1000, 6000], [6000, 6000], [11_000, 5600]])
   })
 })
