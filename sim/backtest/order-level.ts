@@ -23,6 +23,10 @@ export interface QueueCounters {
   decreasesAhead: number
 }
 
+/** Market indices are Uint16: a key of an owner and a market is owner × 65,536 + market. */
+const MARKETS = 65_536
+const spentKey = (owner: number, market: number): number => owner * MARKETS + market
+
 /** Most background wallets the owners of an order-level tape get; more owners share them round-robin. */
 export const MAX_OWNER_WALLETS = 64
 
@@ -33,10 +37,10 @@ export class OrderLevelBook {
   refused = 0
   /** Orders placed by `arrive` whose tape `add` is still to come: the engine already decided whether they rest. */
   private readonly arrived = new Set<number>()
-  /** What each tape order still rests with in the tape (its add, less the trades that name it), and its owner. */
+  /** What each tape order still rests with in the tape (its add, less the trades that name it), and its owner and market (`spentKey`). */
   private readonly tapeLeft = new Map<number, number>()
-  private readonly ownerOf = new Map<number, number>()
-  /** Tape orders the tape shows used up while they still rest here (our quote took their takers), by market and owner. */
+  private readonly keyOf = new Map<number, number>()
+  /** Tape orders the tape shows used up while they still rest here (our quote took their takers), by `spentKey`. */
   private readonly spent = new Map<number, number[]>()
   /** Such orders withdrawn when their owner next acted in the market, and the contracts they still had. */
   spentWithdrawn = 0
@@ -60,7 +64,7 @@ export class OrderLevelBook {
   add(ms: MarketState, tapeId: number, isBid: boolean, yesPriceBps: number, size: number, owner: number): void {
     if (size > 0) {
       this.tapeLeft.set(tapeId, size)
-      this.ownerOf.set(tapeId, owner)
+      this.keyOf.set(tapeId, spentKey(owner, ms.idx))
     }
     if (this.arrived.delete(tapeId)) return
     if (size <= 0) return
@@ -77,17 +81,17 @@ export class OrderLevelBook {
    */
   filledInTape(ms: MarketState, tapeId: number, size: number): void {
     const left = this.tapeLeft.get(tapeId)
-    if (left === undefined) return
+    const key = this.keyOf.get(tapeId)
+    // A trade naming an order of another market (a bad tape) says nothing about that order.
+    if (left === undefined || key === undefined || key % MARKETS !== ms.idx) return
     if (left > size) {
       this.tapeLeft.set(tapeId, left - size)
       return
     }
     this.tapeLeft.delete(tapeId)
-    const owner = this.ownerOf.get(tapeId)!
-    this.ownerOf.delete(tapeId)
+    this.keyOf.delete(tapeId)
     const order = this.live.get(tapeId)
     if (order === undefined || order.remaining === 0) return
-    const key = owner * 65_536 + ms.idx
     const list = this.spent.get(key)
     if (list === undefined) this.spent.set(key, [tapeId])
     else list.push(tapeId)
@@ -96,7 +100,7 @@ export class OrderLevelBook {
   /** The owner acts on the market (an order arrives, rests or leaves): what the tape had used up of its orders is withdrawn first. */
   ownerActs(ms: MarketState, owner: number): void {
     if (this.spent.size === 0) return
-    const key = owner * 65_536 + ms.idx
+    const key = spentKey(owner, ms.idx)
     const list = this.spent.get(key)
     if (list === undefined) return
     this.spent.delete(key)
@@ -112,7 +116,7 @@ export class OrderLevelBook {
 
   cancel(ms: MarketState, tapeId: number): void {
     this.tapeLeft.delete(tapeId)
-    this.ownerOf.delete(tapeId)
+    this.keyOf.delete(tapeId)
     const order = this.live.get(tapeId)
     if (order === undefined) return
     this.live.delete(tapeId)

@@ -178,7 +178,7 @@ describe("a tape order the tape used up, while it still rests here, is withdrawn
     expect([report.summary.tape_orders_spent_withdrawn, report.summary.tape_contracts_spent_withdrawn]).toEqual([1, 5])
   })
 
-  it("keeps it while the owner does not act, and when the tape does not say which order a trade filled", () => {
+  it("keeps it while the owner does not act, and when the tape does not say which order a trade filled or names another market's", () => {
     // A book snapshot is nobody's action (m1 is the tape's first owner: a snapshot row's owner column reads 0).
     const snapshot: LevelRow[] = [{ tsMs: T0 + 3500, marketId: M, side: "bid", priceBps: 4800, size: 5 }, { tsMs: T0 + 3500, marketId: M, side: "ask", priceBps: 5200, size: 5 }]
     const quiet = run([print(1)], rows.filter((r) => r.orderId !== 4), snapshot)
@@ -187,6 +187,11 @@ describe("a tape order the tape used up, while it still rests here, is withdrawn
     const unnamed = run([print()], rows)
     expect(unnamed.mids).toEqual([[1000, 5000], [6000, 5000], [11_000, 5000]])
     expect(unnamed.report.summary.tape_orders_spent_withdrawn).toBe(0)
+    // A bad tape: the trade is in another order-level market ("x", where m1 then acts) but names order 1 of M.
+    const elsewhere: OrderRow[] = [order(0, 9, "add", "bid", 3000, 1, "m9"), order(4000, 10, "add", "bid", 3100, 1, "m1")].map((r) => ({ ...r, marketId: "x" }))
+    const misnamed = run([{ ...print(1), marketId: "x" }], [...rows.filter((r) => r.orderId !== 4), ...elsewhere])
+    expect(misnamed.mids).toEqual([[1000, 5000], [6000, 5000], [11_000, 5000]])
+    expect(misnamed.report.summary.tape_orders_spent_withdrawn).toBe(0)
   })
 
   it("never withdraws an order the replay used up itself (our quote not ahead of it)", () => {
