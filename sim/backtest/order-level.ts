@@ -13,8 +13,9 @@
 // have with us in the book. Fills are never applied to background orders from the tape; only
 // cancels, by the tape's order id, and the withdrawal of an order the tape used up while it still
 // rests here, at its owner's next order event in the market (`filledInTape`, `ownerActs`).
-import type { Order } from "../../src/engine/state.ts"
+import type { Account, Order } from "../../src/engine/state.ts"
 import type { OrderType } from "../../src/engine/types.ts"
+import { type FollowCounters, followedPrice, TapeBook } from "./follow.ts"
 import { CAUSE_TRADE, type MarketState, type Venue } from "./venue.ts"
 
 /** Counters the report shows under "queue" (Background has the same two). */
@@ -26,6 +27,12 @@ export interface QueueCounters {
 /** Market indices are Uint16: a key of an owner and a market is owner × 65,536 + market. */
 const MARKETS = 65_536
 const spentKey = (owner: number, market: number): number => owner * MARKETS + market
+
+/** Makers that follow the book (follow.ts): the fitted slope and which of the tape's owners re-quote. */
+export interface Following {
+  readonly slope: number
+  readonly followers: Uint8Array
+}
 
 /** Most background wallets the owners of an order-level tape get; more owners share them round-robin. */
 export const MAX_OWNER_WALLETS = 64
@@ -45,23 +52,62 @@ export class OrderLevelBook {
   /** Such orders withdrawn when their owner next acted in the market, and the contracts they still had. */
   spentWithdrawn = 0
   spentContractsWithdrawn = 0
+  /** The tape's book at the tape's prices, kept only when makers follow the book. */
+  private readonly tapeBook: TapeBook | null
+  readonly followCounts: FollowCounters = { placed: 0, moved: 0, movedTicks: 0 }
 
   constructor(
     private readonly v: Venue,
-    private readonly counters: QueueCounters
-  ) {}
+    private readonly counters: QueueCounters,
+    private readonly follow: Following | null = null
+  ) {
+    this.tapeBook = follow === null ? null : new TapeBook()
+  }
 
-  /** An order arrives (flow replay): placed as it was, in its owner's wallet; kept if it rests. */
-  arrive(ms: MarketState, tapeId: number, isBid: boolean, yesPriceBps: number, size: number, orderType: OrderType, owner: number): void {
+  /** An order arrives (flow replay): placed as it was (a follower's limit order moved with the book), in its owner's wallet; kept if it rests. */
+  arrive(ms: MarketState, tapeId: number, isBid: boolean, tapePriceBps: number, size: number, orderType: OrderType, owner: number): void {
     const wallet = this.v.bgMakers[owner % this.v.bgMakers.length]!
+    const yesPriceBps = this.followed(ms, tapePriceBps, orderType, owner, wallet)
     const order = this.v.placeAs(ms, wallet, isBid, yesPriceBps, size, orderType, CAUSE_TRADE)
     if (order !== null && order.remaining > 0) this.live.set(tapeId, order)
     if (orderType === "gtc" || orderType === "post_only") this.arrived.add(tapeId)
     if (order === null && orderType === "post_only") this.refused++
   }
 
+  /** A follower's limit order at the tape's price moved by the fitted slope × how far the rest of the book here stands from the tape's. */
+  private followed(ms: MarketState, tapePriceBps: number, orderType: OrderType, owner: number, wallet: string): number {
+    const f = this.follow
+    if (f === null || f.followers[owner] !== 1 || (orderType !== "gtc" && orderType !== "post_only")) return tapePriceBps
+    this.followCounts.placed++
+    // The rest of the book here is the engine's (ours and the other followers' moved orders in it): who follows follows everyone, as on a live tape.
+    const account = this.v.engine.accounts.get(wallet)
+    const here = account === undefined ? -1 : this.restMid2(ms, account)
+    const price = followedPrice(tapePriceBps, f.slope, here, this.tapeBook!.restMid2(ms.idx, owner), ms.tickBps)
+    if (price !== tapePriceBps) {
+      this.followCounts.moved++
+      this.followCounts.movedTicks += Math.abs(price - tapePriceBps) / ms.tickBps
+    }
+    return price
+  }
+
+  /** Best bid + best ask here of every resting order but one account's (ours included), or -1 when a side has none. */
+  private restMid2(ms: MarketState, account: Account): number {
+    const bid = this.bestBut(ms, true, account)
+    const ask = this.bestBut(ms, false, account)
+    return bid < 0 || ask < 0 ? -1 : bid + ask
+  }
+
+  private bestBut(ms: MarketState, isBid: boolean, account: Account): number {
+    const side = isBid ? ms.market.bids : ms.market.asks
+    for (let p = side.best; p !== -1; p = side.nextPrice(p)) {
+      for (let o = side.levels[p]!.head; o !== null; o = o.next) if (o.account !== account && o.remaining > 0) return p
+    }
+    return -1
+  }
+
   /** An order came to rest in the tape; one that arrived here already rests or not by the engine's matching. */
   add(ms: MarketState, tapeId: number, isBid: boolean, yesPriceBps: number, size: number, owner: number): void {
+    this.tapeBook?.add(ms.idx, tapeId, owner, isBid, yesPriceBps, size)
     if (size > 0) {
       this.tapeLeft.set(tapeId, size)
       this.keyOf.set(tapeId, spentKey(owner, ms.idx))
@@ -80,6 +126,7 @@ export class OrderLevelBook {
    * saw it filled, acts on the market without it: it is withdrawn at the owner's next order event there.
    */
   filledInTape(ms: MarketState, tapeId: number, size: number): void {
+    this.tapeBook?.filled(ms.idx, tapeId, size)
     const left = this.tapeLeft.get(tapeId)
     const key = this.keyOf.get(tapeId)
     // A trade naming an order of another market (a bad tape) says nothing about that order.
@@ -115,6 +162,7 @@ export class OrderLevelBook {
   }
 
   cancel(ms: MarketState, tapeId: number): void {
+    this.tapeBook?.cancel(tapeId)
     this.tapeLeft.delete(tapeId)
     this.keyOf.delete(tapeId)
     const order = this.live.get(tapeId)

@@ -95,6 +95,10 @@ export interface BacktestSummary {
   /** Order-level tape orders the tape used up while they still rested here (our quotes took their takers), withdrawn at their owner's next order event in the market; and the contracts they still had. */
   readonly tape_orders_spent_withdrawn: number
   readonly tape_contracts_spent_withdrawn: number
+  /** Makers that follow the book (a response model of version 4, flow replay): the re-quoting makers' limit orders placed, those moved with the book, and the ticks they moved in all. */
+  readonly follower_orders: number
+  readonly follower_orders_moved: number
+  readonly follower_ticks_moved: number
   /** The open day's rewards if it closed now: never paid (the service pays a day only once it has ended). */
   readonly lp_rewards_unpaid_estimate_micro: number
 }

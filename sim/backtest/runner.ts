@@ -28,6 +28,7 @@ import type { BacktestReport, FillRow, MarketReport, OutcomePath, Series } from 
 import { DAY_MS, RewardsLedger } from "./rewards.ts"
 import { Rng } from "../world/random.ts"
 import { computeStats } from "./stats.ts"
+import { FOLLOWER_MIN_ORDERS, FOLLOWER_RESTING_SHARE, followersOf } from "./follow.ts"
 import { ResponseFlow } from "./response/flow.ts"
 import { CAUSE_RESPONSE, CAUSE_TRADE, type FillCause, LP, MarketState, ownNotionalMicro, Venue } from "./venue.ts"
 
@@ -146,7 +147,9 @@ export const runBacktest = (d: Dataset, config: BacktestConfig, opts: RunOptions
   })
   v.startBot(markets.filter((ms) => ms.quoting).map((ms) => ms.id), specToJson(specOf(config)))
   const bg = new Background(v, queueModel(config.queueModel, config.queuePower, new Rng(config.seed, "queue")), new Rng(config.seed, "background"), config.bgLevels, config.bgChurnPct)
-  const l3 = new OrderLevelBook(v, bg)
+  // Makers that follow the book (follow.ts): with a model that fitted them, in a flow replay only.
+  const follow = config.response?.follow ?? null
+  const l3 = new OrderLevelBook(v, bg, follow === null || flowMarkets.size === 0 ? null : { slope: follow.slope, followers: followersOf(d) })
   // The takers our quotes attract (docs/backtesting.md "The market-response model"); none without a model.
   // An interval's response draw k has its own arrival stream (sim/backtest/interval-run.ts).
   const responseStream = (config.responseDraw ?? 0) > 0 ? `response/draw${config.responseDraw}` : "response"
@@ -526,6 +529,7 @@ const buildReport = (
       trades_rejected: v.tradeRejects, engine_commands: v.commands,
       queue_decreases_at_our_level: bg.decreasesAtOurLevel, queue_decreases_ahead: bg.decreasesAhead,
       queue_position_mattered: bg.decreasesAtOurLevel > 0, background_rejected: v.bgRejects, tape_orders_refused: l3.refused, tape_orders_spent_withdrawn: l3.spentWithdrawn, tape_contracts_spent_withdrawn: l3.spentContractsWithdrawn,
+      follower_orders: l3.followCounts.placed, follower_orders_moved: l3.followCounts.moved, follower_ticks_moved: l3.followCounts.movedTicks,
       lp_rewards_unpaid_estimate_micro: rewards.unpaidEstimateMicro()
     },
     markets: marketReports,
@@ -563,6 +567,11 @@ const assumptionsOf = (d: Dataset, config: BacktestConfig, markets: ReadonlyArra
   const flow = markets.filter((ms) => ms.orderFlow).length
   if (flow > 0) {
     out.push(`order flow replayed in ${flow === markets.length ? "every market" : `${flow} of ${markets.length} markets`}: every order enters the engine as it arrived (takers up to their own limit and size), so trades come from matching, not from the tape's prints; ${config.response === null ? "takers still do not react to our quotes (--response adds a fitted market-response model's takers)" : "the tape's takers do not react to our quotes; the market-response model adds takers that do"}`)
+    const follow = config.response?.follow ?? null
+    if (follow !== null) {
+      const n = followersOf(d).reduce((s, f) => s + f, 0)
+      out.push(`makers follow the book: the tape's ${n} re-quoting maker${n === 1 ? "" : "s"} (at least ${FOLLOWER_MIN_ORDERS} orders, ${FOLLOWER_RESTING_SHARE * 100} % of them resting) place each limit order moved by ${follow.slope} × (the mid of the rest of the book with us − the one in the tape), whole ticks, as the response model's fit says makers follow the book`)
+    }
   }
   if (synthetic.length > 0) {
     out.push(`competitor depth is synthetic (no book snapshots) in ${synthetic.length === markets.length ? "every market" : `${synthetic.length} of ${markets.length} markets`}: a model of other makers, not a record of them`)

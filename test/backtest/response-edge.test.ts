@@ -42,7 +42,7 @@ describe("fit-response: the arrival rate by edge, from a tape alone", () => {
   const e = model.edge!
 
   it("picks the horizon the takers respond to, by log-likelihood, among 5, 15, 30 and 60 s", () => {
-    expect(model.version).toBe(3)
+    expect(model.version).toBe(4)
     expect(e.candidates.map((c) => c.horizon_sec)).toEqual([5, 15, 30, 60])
     expect(e.horizon_sec).toBe(H_TRUE_SEC)
     const gain = (h: number): number => {
@@ -97,7 +97,7 @@ describe("--response: a version 2 model file is checked before anything runs", (
     edge: { horizon_sec: 15, buy: { buckets: [bucket(-5, 0.01), bucket(0, 0.02), bucket(5, 0.05)] }, sell: { buckets: [bucket(-5, 0.01), bucket(5, 0.04)] } }
   })
   const cases: Array<[string, (m: ReturnType<typeof good>) => unknown, RegExp]> = [
-    ["version 4", (m) => ({ ...m, version: 4 }), /version 4 is not supported \(expected 1 or 2 or 3; fit it again/],
+    ["version 5", (m) => ({ ...m, version: 5 }), /version 5 is not supported \(expected 1 or 2 or 3 or 4; fit it again/],
     ["no edge", (m) => ({ ...m, edge: undefined }), /edge is missing/],
     ["no buckets", (m) => ({ ...m, edge: { ...m.edge, sell: { buckets: [] } } }), /edge\.sell\.buckets must list at least one bucket/],
     ["a falling rate", (m) => ({ ...m, edge: { ...m.edge, buy: { buckets: [bucket(-5, 0.02), bucket(0, 0.01)] } } }), /edge\.buy\.buckets\[1\]\.rate_per_sec is below the bucket before it/],

@@ -80,7 +80,7 @@ describe("npm run backtest -- fit-response", () => {
     const bytes = readFileSync(join(tmp, "a.json"), "utf8")
     expect(readFileSync(join(tmp, "b.json"), "utf8")).toBe(bytes)
     const model = JSON.parse(bytes)
-    expect([model.format, model.version]).toEqual(["twinbook-response-model", 3])
+    expect([model.format, model.version]).toEqual(["twinbook-response-model", 4])
     expect(model.sources).toEqual([expect.objectContaining({ source: dir, markets: 1 })])
   }, 120_000)
 

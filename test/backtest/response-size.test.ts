@@ -18,7 +18,7 @@ describe("fit-response: takers' sizes by their edge against the mid minutes late
   it("finds the horizon the sizes follow, and sizes that rise with the edge", () => {
     // 30–50 contracts when the mid 900 s later is 30 ticks or more beyond the touch the taker took, else 1–10.
     const model = fitWith({ hSec: 900, size: (rng, e) => (e >= 30 ? rng.int(30, 50) : rng.int(1, 10)) })
-    expect(model.version).toBe(3)
+    expect(model.version).toBe(4)
     const by = model.size_by_edge!
     expect(by.candidates.map((c) => c.horizon_sec)).toEqual([...SIZE_HORIZONS_SEC])
     expect(by.horizon_sec).toBe(900)

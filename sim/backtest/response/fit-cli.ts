@@ -42,14 +42,15 @@ const parseFitArgs = (argv: ReadonlyArray<string>): FitArgs | null => {
   return { dirs, out, json }
 }
 
-/** Loads each tape's trades and book snapshots (no orders: the fit does not need them). */
+/** Loads each tape's trades and book snapshots, and apart its order events (the makers' re-quotes, when the tape has them). */
 export const loadFitInputs = async (dirs: ReadonlyArray<string>): Promise<FitInput[]> => {
   const inputs: FitInput[] = []
   for (const dir of dirs) {
     if (!isTapeDir(dir)) throw new BacktestInputError(`fit-response: ${dir} is not a tape directory (npm run sim -- <scenario> --tape DIR, or npm run export)`)
     const { dataset, meta } = await loadTape(dir, null, "none")
     if (dataset.snapshots === 0) throw new BacktestInputError(`fit-response: ${dir} has no book snapshots (the touch is read from them; write the tape with --tape-interval 0 or 1s)`)
-    inputs.push({ source: dir, dataset, endMs: Math.max(meta.to_sec * 1000, dataset.tMs[dataset.count - 1]!) })
+    const { dataset: orders } = await loadTape(dir, null, "flow")
+    inputs.push({ source: dir, dataset, endMs: Math.max(meta.to_sec * 1000, dataset.tMs[dataset.count - 1]!), ...(orders.orders > 0 ? { orders } : {}) })
   }
   return inputs
 }

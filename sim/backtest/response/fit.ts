@@ -8,6 +8,7 @@ import { KIND_TRADE, TAKER_BUY } from "../dataset.ts"
 import { type Cell, fitCurve } from "./curve.ts"
 import { type EdgeTape, fitEdge, type Taker } from "./edge.ts"
 import { type ArrivalCurve, type FitBucket, type GoodnessOfFit, type Markout, RESPONSE_FORMAT, RESPONSE_VERSION, type ResponseModel, round } from "./model.ts"
+import { fitFollow } from "./follow-fit.ts"
 import { fitSizeByEdge, sizeQuantiles } from "./size-edge.ts"
 import { indexAt, marketTicks, mid2At, type TouchPath, touchPaths } from "./touch.ts"
 
@@ -21,6 +22,8 @@ export interface FitInput {
   readonly dataset: Dataset
   /** The tape's end (its to_sec): exposure runs until then. */
   readonly endMs: number
+  /** The tape with its order events (the makers' re-quotes: response/follow-fit.ts); none: no follow fit from this tape. */
+  readonly orders?: Dataset
 }
 
 interface Arrival {
@@ -211,6 +214,7 @@ export const fitResponse = (inputs: ReadonlyArray<FitInput>): ResponseModel => {
     size: sizeSummary(all.arrivals),
     information: { markouts, horizon_sec: APPLY_HORIZON_SEC, informed_share: Math.min(1, Math.max(0, applied.informed_share)) },
     edge: fitEdge(edgeTapes),
-    size_by_edge: fitSizeByEdge(edgeTapes)
+    size_by_edge: fitSizeByEdge(edgeTapes),
+    follow: fitFollow(inputs.flatMap((i) => (i.orders === undefined ? [] : [i.orders])))
   }
 }

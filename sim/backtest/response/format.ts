@@ -33,6 +33,13 @@ const sizeByEdgeLines = (m: ResponseModel): Array<[string, string]> => {
   ]
 }
 
+/** Version 4's makers that follow the book: the slope, its fit, and what it was fitted on. */
+const followLines = (m: ResponseModel): Array<[string, string]> => {
+  const f = m.follow
+  if (f === null) return m.version >= 4 ? [["follow", "no re-quoting maker in the tapes: the tape's makers stay where the tape put them"]] : []
+  return [["follow", `makers re-quote centred on the rest of the book: a maker's centre moves ${fixed(f.slope, 3)} ± ${fixed(f.slope_se, 3)} × the rest-of-book mid's move between its re-quotes (R² ${fixed(f.r_squared, 3)}, ${f.pairs} pairs of ${f.requotes} re-quotes by ${f.makers} makers); applied in a flow replay: each re-quoting maker's limit orders move by the slope × (the rest-of-book mid with us − the one in the tape), whole ticks`]]
+}
+
 export const responseLines = (m: ResponseModel): Array<[string, string]> => {
   const a = m.arrival
   const f = a.fit
@@ -46,6 +53,7 @@ export const responseLines = (m: ResponseModel): Array<[string, string]> => {
     [edge ? "spread fit" : "fit", `${f.buckets.map((b) => `${b.from_ticks}–${b.to_ticks} ticks ${Math.round(b.exposure_sec)} s: buy ${b.buy_observed}/${fixed(b.buy_expected, 1)}, sell ${b.sell_observed}/${fixed(b.sell_expected, 1)}`).join("; ")} (observed/fitted); χ² buy ${fixed(f.chi_square.buy)}, sell ${fixed(f.chi_square.sell)}, deviance buy ${fixed(f.deviance.buy)}, sell ${fixed(f.deviance.sell)}, ${f.dof} dof`],
     ["size", `${m.size.n} takers, mean ${fixed(m.size.mean, 1)}, median ${sig(median)}, q90 ${sig(q[Math.round((q.length - 1) * 0.9)]!)}, max ${sig(q[q.length - 1]!)} contracts; lognormal μ ${fixed(m.size.lognormal.mu)} σ ${fixed(m.size.lognormal.sigma)}${m.size_by_edge !== null ? `; drawn by the edge against the mid ${m.size_by_edge.horizon_sec} s later (sizes by edge)` : edge ? "; one distribution at every edge (the mean per edge bucket is in the table)" : ""}`],
     ...sizeByEdgeLines(m),
+    ...followLines(m),
     ["information", `${m.information.markouts.map((k) => `${k.horizon_sec}s ${plus(k.mean_bps)} ± ${fixed(k.se_bps, 1)} bps (per contract ${plus(k.per_contract_bps)}, informed ${fixed(k.informed_share)} ± ${fixed(k.informed_share_se)}, n ${k.n})`).join("; ")}; ${edge ? "not applied: the edge carries the information" : `applied: informed share ${fixed(m.information.informed_share)} at ${m.information.horizon_sec} s`}`]
   ]
 }

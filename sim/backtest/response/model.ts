@@ -10,8 +10,8 @@ import { BacktestInputError } from "../dataset.ts"
 
 export const RESPONSE_FORMAT = "twinbook-response-model"
 /** The version fit-response writes; READABLE_VERSIONS are those --response accepts. */
-export const RESPONSE_VERSION = 3
-export const READABLE_VERSIONS: ReadonlyArray<number> = [1, 2, 3]
+export const RESPONSE_VERSION = 4
+export const READABLE_VERSIONS: ReadonlyArray<number> = [1, 2, 3, 4]
 
 /** λ(s) = a · exp(−b · s) takers per second, s the spread in ticks; with the fit's standard errors. */
 export interface ArrivalCurve {
@@ -133,9 +133,22 @@ export interface SizeByEdge {
   readonly buckets: ReadonlyArray<SizeBucket>
 }
 
+/** Version 4: how re-quoting makers follow the rest of the book (response/follow-fit.ts), applied to the tape's followers in a flow replay (follow.ts). */
+export interface FollowFit {
+  readonly form: string
+  /** Change of a maker's quote centre per change of the rest-of-book mid between its consecutive re-quotes (least squares through 0). */
+  readonly slope: number
+  readonly slope_se: number
+  readonly r_squared: number
+  /** Consecutive re-quote pairs fitted, re-quotes seen, and makers that re-quote (summed over the tapes). */
+  readonly pairs: number
+  readonly requotes: number
+  readonly makers: number
+}
+
 export interface ResponseModel {
   readonly format: typeof RESPONSE_FORMAT
-  readonly version: 1 | 2 | 3
+  readonly version: 1 | 2 | 3 | 4
   readonly sources: ReadonlyArray<{ readonly source: string; readonly markets: number; readonly arrivals: number; readonly exposure_sec: number }>
   readonly arrival: {
     readonly form: string
@@ -165,6 +178,8 @@ export interface ResponseModel {
   readonly edge: EdgeArrival | null
   /** Version 3: the sizes by the taker's longer-horizon edge; null before version 3, or when the tapes held too few takers (then one distribution, `size`). */
   readonly size_by_edge: SizeByEdge | null
+  /** Version 4: makers that follow the book; null before version 4, or when the tapes showed no re-quoting maker. */
+  readonly follow: FollowFit | null
 }
 
 /**
@@ -255,6 +270,15 @@ const checkSizeByEdge = (path: string, by: unknown): void => {
   })
 }
 
+/** Version 4's makers that follow the book: null (no re-quoting maker in the tapes) or a finite slope in 0..2 (a maker that moves twice as far as the book is no maker). */
+const checkFollow = (path: string, f: unknown): void => {
+  const x = f as FollowFit | null | undefined
+  if (x === null) return
+  if (typeof x !== "object") return bad(path, "follow must be an object or null (version 4 moves re-quoting makers with the book)")
+  const slope = finite(path, "follow.slope", x.slope, 0)
+  if (slope > 2) bad(path, "follow.slope must be in 0..2")
+}
+
 /** Checks what the backtest uses of a model; anything else in the file is informational. */
 export const validateModel = (path: string, json: unknown): ResponseModel => {
   const m = json as ResponseModel
@@ -276,7 +300,8 @@ export const validateModel = (path: string, json: unknown): ResponseModel => {
     if (h <= 0) bad(path, "edge.horizon_sec must be above 0")
     checkEdgeSide(path, "buy", m.edge.buy)
     checkEdgeSide(path, "sell", m.edge.sell)
-    if (m.version === 3) checkSizeByEdge(path, m.size_by_edge)
+    if (m.version >= 3) checkSizeByEdge(path, m.size_by_edge)
+    if (m.version >= 4) checkFollow(path, m.follow)
   }
   checkQuantiles(path, "size.quantiles", m.size?.quantiles)
   return normalised(m)
@@ -306,6 +331,11 @@ const sizeByEdgeOf = (x: SizeByEdge): SizeByEdge => ({
   candidates: list(x.candidates).map((c) => ({ horizon_sec: num(c.horizon_sec), r_squared: num(c.r_squared) })),
   takers: num(x.takers), takers_left_out: num(x.takers_left_out),
   buckets: x.buckets.map((b) => ({ from_ticks: b.from_ticks, to_ticks: num(b.to_ticks), n: num(b.n), mean: num(b.mean), quantiles: b.quantiles }))
+})
+
+const followOf = (f: FollowFit): FollowFit => ({
+  form: String(f.form ?? "each re-quoting maker's limit orders move by slope × (the rest-of-book mid with us − the rest-of-book mid in the tape)"),
+  slope: f.slope, slope_se: num(f.slope_se), r_squared: num(f.r_squared), pairs: num(f.pairs), requotes: num(f.requotes), makers: num(f.makers)
 })
 
 /** The checked model with its informational parts (fit, sources, markouts) present, 0 or empty where a hand-written file leaves them out. */
@@ -338,7 +368,8 @@ const normalised = (m: ResponseModel): ResponseModel => {
       horizon_sec: num(info.horizon_sec), informed_share: num(info.informed_share)
     },
     edge: m.version >= 2 && m.edge !== null && m.edge !== undefined ? edgeOf(m.edge) : null,
-    size_by_edge: m.version === 3 && m.size_by_edge !== null && m.size_by_edge !== undefined ? sizeByEdgeOf(m.size_by_edge) : null
+    size_by_edge: m.version >= 3 && m.size_by_edge !== null && m.size_by_edge !== undefined ? sizeByEdgeOf(m.size_by_edge) : null,
+    follow: m.version >= 4 && m.follow !== null && m.follow !== undefined ? followOf(m.follow) : null
   }
 }
 
