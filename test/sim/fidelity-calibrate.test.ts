@@ -64,7 +64,7 @@ describe("npm run fidelity -- --calibrate", () => {
       expect(s.calibration.model_file).toBe(join(out, "calibration", "response-model.json"))
       expect(JSON.parse(readFileSync(s.calibration.model_file, "utf8"))).toEqual(s.calibration.model)
       const m = s.calibration.model
-      expect([m.format, m.version]).toEqual(["twinbook-response-model", 3])
+      expect([m.format, m.version]).toEqual(["twinbook-response-model", 4])
       expect([5, 15, 30, 60]).toContain(m.edge.horizon_sec)
       expect(m.sources.map((x: { source: string }) => x.source)).toEqual([join(out, "calibration", "seed2-live"), join(out, "calibration", "seed3-live")])
       expect(m.arrival.arrivals).toBeGreaterThan(0)
