@@ -9,6 +9,7 @@ import { datasetFromRows, type OrderRow } from "../../sim/backtest/dataset.ts"
 import { FOLLOWER_MIN_ORDERS, followedPrice, followersOf } from "../../sim/backtest/follow.ts"
 import { fitFollow } from "../../sim/backtest/response/follow-fit.ts"
 import { validateModel } from "../../sim/backtest/response/model.ts"
+import { formatSummary } from "../../sim/backtest/report.ts"
 import { runBacktest } from "../../sim/backtest/runner.ts"
 
 const T0 = 1_736_899_200_000
@@ -154,5 +155,7 @@ describe("replaying the flow, a re-quoting maker's orders move with the book our
     expect(report.summary.follower_orders).toBe(120)
     expect(report.summary.follower_orders_moved).toBeGreaterThan(0)
     expect(report.assumptions.some((a) => a.startsWith("makers follow the book: the tape's 1 re-quoting maker"))).toBe(true)
+    // The report's first page shows the fit (here a hand-written slope).
+    expect(formatSummary(report)).toMatch(/^RESPONSE {2}follow: makers re-quote centred on the rest of the book: a maker's centre moves 1\.000 ± 0\.000 × /m)
   })
 })
