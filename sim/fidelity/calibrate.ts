@@ -62,6 +62,9 @@ export const calibrationLines = (c: Calibration | null): string[] => {
     `market-response model fitted on calibration seeds ${c.seeds.join(",")} (${c.model_file}), applied to every counterfactual backtest (not the replay):`,
     e === null
       ? `  ${m.arrival.arrivals} takers; buy a ${m.arrival.buy.a_per_sec.toPrecision(3)}/s b ${m.arrival.buy.b_per_tick.toPrecision(3)}/tick, sell a ${m.arrival.sell.a_per_sec.toPrecision(3)}/s b ${m.arrival.sell.b_per_tick.toPrecision(3)}/tick; informed share ${m.information.informed_share.toFixed(2)} at ${m.information.horizon_sec} s`
-      : `  ${e.arrivals} takers; arrival by edge against the tape's mid ${e.horizon_sec} s later (ticks, buckets of ${e.bucket_ticks}): buy ${side(e.buy)}; sell ${side(e.sell)}; markout at 30 s ${mk?.mean_bps.toFixed(1) ?? "-"} bps`
+      : `  ${e.arrivals} takers; arrival by edge against the tape's mid ${e.horizon_sec} s later (ticks, buckets of ${e.bucket_ticks}): buy ${side(e.buy)}; sell ${side(e.sell)}; markout at 30 s ${mk?.mean_bps.toFixed(1) ?? "-"} bps`,
+    ...(m.follow === null
+      ? []
+      : [`  makers follow the book: slope ${m.follow.slope.toFixed(3)} ± ${m.follow.slope_se.toFixed(3)} (R² ${m.follow.r_squared.toFixed(3)}, ${m.follow.pairs} re-quote pairs by ${m.follow.makers} makers)`])
   ]
 }

@@ -68,6 +68,10 @@ describe("npm run fidelity -- --calibrate", () => {
       expect([5, 15, 30, 60]).toContain(m.edge.horizon_sec)
       expect(m.sources.map((x: { source: string }) => x.source)).toEqual([join(out, "calibration", "seed2-live"), join(out, "calibration", "seed3-live")])
       expect(m.arrival.arrivals).toBeGreaterThan(0)
+      // Makers that follow the book: the live tape's makers and bots re-quote around the rest of the book.
+      expect(m.follow.makers).toBeGreaterThanOrEqual(4)
+      expect(m.follow.slope).toBeGreaterThan(0.8)
+      expect(m.follow.slope).toBeLessThan(1.1)
       expect(existsSync(join(out, "calibration", "seed2-live", "tape.json"))).toBe(true)
       // Calibrated intervals: each calibration seed's runs backtested with a model fitted on the other seed alone.
       for (const [seed, other] of [[2, 3], [3, 2]]) {
@@ -102,6 +106,7 @@ describe("npm run fidelity -- --calibrate", () => {
       const txt = readFileSync(join(out, "fidelity.txt"), "utf8")
       expect(txt).toContain(`market-response model fitted on calibration seeds 2,3 (${s.calibration.model_file})`)
       expect(txt).toMatch(/arrival by edge against the tape's mid \d+ s later \(ticks, buckets of \d+\): buy [\d.]+\/h from -?\d+/)
+      expect(txt).toMatch(/^ {2}makers follow the book: slope [\d.]+ ± [\d.]+ \(R² [\d.]+, \d+ re-quote pairs by \d+ makers\)$/m)
     } finally {
       rmSync(out, { recursive: true, force: true })
     }
