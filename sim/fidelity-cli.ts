@@ -1,4 +1,4 @@
-// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--calibrate-intervals] [--noise-floor AGENT] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
+// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--calibrate-intervals] [--noise-floor AGENT] [--follow-makers] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 // How well a backtest predicts what the bot really did (sim/fidelity/fidelity.ts, docs/backtesting.md "Fidelity").
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -12,22 +12,22 @@ import { loadScenario, ScenarioError } from "./scenario/scenario.ts"
 import { parseSeeds } from "./sweep/sweep.ts"
 import { type Calibration, calibrationDirOf, calibrationLines, calibrationTapeDirOf, fitCalibration, overlapError } from "./fidelity/calibrate.ts"
 import { type CalibratedFigures, calibratedLines, calibratedRangeText, type ErrorRun, type IntervalCalibration, intervalCalibrationFileOf, intervalCalibrationOf, withCalibratedIntervals } from "./fidelity/conformal.ts"
-import type { ResponseModel } from "./backtest/response/model.ts"
+import { followingOnly, type ResponseModel } from "./backtest/response/model.ts"
 import { coverageLines } from "./fidelity/coverage.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 
-const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
+const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--follow-makers (with --calibrate: the tape's re-quoting makers follow the book, experimental)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
 const DURATION = /^(\d+)(s|m|h|d)$/
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
-interface Args { file: string; seeds: number[]; calibrate: number[] | null; calibrateIntervals: boolean; noiseFloor: string | null; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+interface Args { file: string; seeds: number[]; calibrate: number[] | null; calibrateIntervals: boolean; noiseFloor: string | null; followMakers: boolean; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
 
 /** Response-model draws per headline interval with --calibrate: 10 more backtests per bot-run (about 60 % more backtesting than the 17 it has). */
 const FIDELITY_DRAWS = 10
 
 const parseArgs = (argv: ReadonlyArray<string>): Args => {
-  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, calibrateIntervals: false, noiseFloor: null, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
+  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, calibrateIntervals: false, noiseFloor: null, followMakers: false, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
   const dur = (flag: string, v: string): number => {
     const m = DURATION.exec(v)
     if (m === null) throw new Error(`${flag} ${v}: expected e.g. 1s, 30m, 4h`)
@@ -50,6 +50,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else if (a === "--calibrate") out.calibrate = parseSeeds(value())
     else if (a === "--calibrate-intervals") out.calibrateIntervals = true
     else if (a === "--noise-floor") out.noiseFloor = value()
+    else if (a === "--follow-makers") out.followMakers = true
     else if (a === "--duration") out.durationSec = dur(a, value())
     else if (a === "--draws") out.draws = whole(a, value(), 0, 10_000)
     else if (a === "--interval-level") out.interval = { ...out.interval, level: whole(a, value(), 50, 99) / 100 }
@@ -69,6 +70,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else out.file = a
   }
   if (out.draws !== null && out.calibrate === null) throw new Error("--draws: the draws are of the market-response model; give --calibrate")
+  if (out.followMakers && out.calibrate === null) throw new Error("--follow-makers: the slope comes from the market-response model; give --calibrate")
   if (out.calibrateIntervals && (out.calibrate === null || out.calibrate.length < 2)) {
     throw new Error("--calibrate-intervals: the intervals are calibrated on the calibration seeds' runs, each backtested with a model fitted on the others; give --calibrate with at least 2 seeds (90% needs 7)")
   }
@@ -140,7 +142,7 @@ const attributionLines = (a: FidelitySummary["pnl_attribution"]): string[] =>
 /** "<" or ">" when the realised value fell below or above the range (PnL in USDC, compared to the micro). */
 const mark = (value: number, range: readonly [number, number]): string => (value < range[0] - 5e-7 ? " <" : value > range[1] + 5e-7 ? " >" : "")
 
-const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloor | null }, calibration: Calibration | null): string => {
+const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloor | null }, calibration: Calibration | null, followMakers: boolean): string => {
   const lines: string[] = []
   const h = (r: BotRun) => r.backtests.find((b) => b.queue === HEADLINE.queue && b.latency === HEADLINE.latency)!
   lines.push(`fidelity of ${s.scenario}: ${s.runs.length} bot-runs over seeds ${s.seeds.join(",")}, book snapshots ${s.snapshot_interval_sec === 0 ? "at every change" : `every ${s.snapshot_interval_sec} s`}; headline model queue ${s.headline.queue}, latency ${s.headline.latency}`)
@@ -174,7 +176,7 @@ const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloo
     const r = s.replay
     lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, rebates ${fmtRatio(r.rebates)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
   }
-  lines.push(...perRunLines(s), ...calibratedLines(s), "", ...noiseFloorLines(s.noise_floor), ...(s.noise_floor === null ? [] : [""]), ...calibrationLines(calibration), "")
+  lines.push(...perRunLines(s), ...calibratedLines(s), "", ...noiseFloorLines(s.noise_floor), ...(s.noise_floor === null ? [] : [""]), ...calibrationLines(calibration, followMakers), "")
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
   lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, rebates ${fmtRatio(s.median_ratio.rebates)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks?.toFixed(2) ?? "-"} at the counterfactual's) — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
@@ -182,6 +184,9 @@ const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloo
 }
 
 /** Phase 0 (with --calibrate): the calibration seeds' live worlds and tapes, then the fit on them alone. */
+/** The fitted model as the backtests apply it: its makers follow the book only with --follow-makers. */
+const applied = (args: Args, m: ResponseModel | null): ResponseModel | null => (m === null ? null : followingOnly(m, args.followMakers))
+
 const calibrate = async (args: Args, log: (line: string) => void): Promise<{ calibration: Calibration; realised: Map<number, Realised[]> }> => {
   const jobs: FidelityJob[] = args.calibrate!.map((seed) => ({ kind: "calibrate", seed, dir: calibrationDirOf(args.out, seed) }) as const)
   const realised = new Map<number, Realised[]>()
@@ -212,7 +217,7 @@ const calibrateIntervals = async (args: Args, bots: ReadonlyArray<string>, reali
     log(`fidelity: ${++done}/${jobs.length} calibration pieces (${job.kind === "without" ? `seed ${job.seed} without ${job.agent}` : `response model without seed ${job.seed}`})`)
   })
   const btJobs: FidelityJob[] = seeds.flatMap((seed) => (realised.get(seed) ?? []).map((r) => ({
-    kind: "calibration-backtest", seed, realised: r, dir: calibrationTapeDirOf(args.out, seed, r.agent), response: models.get(seed) ?? null
+    kind: "calibration-backtest", seed, realised: r, dir: calibrationTapeDirOf(args.out, seed, r.agent), response: applied(args, models.get(seed) ?? null)
   }) as const))
   const errors: ErrorRun[] = []
   await pool(args, btJobs, (_job, result) => {
@@ -290,7 +295,7 @@ const main = async (): Promise<number> => {
   for (const seed of args.seeds) {
     for (const r of realised.get(seed) ?? []) {
       const tape = tapes.get(`${seed}/${r.agent}`)
-      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape, replayDir: replayDirOf(args.out, seed, r.agent), response: calibration?.model ?? null, interval: args.interval })
+      if (tape !== undefined) btJobs.push({ kind: "backtest", seed, realised: r, tape, replayDir: replayDirOf(args.out, seed, r.agent), response: applied(args, calibration?.model ?? null), interval: args.interval })
     }
   }
   const runs: BotRun[] = []
@@ -300,12 +305,12 @@ const main = async (): Promise<number> => {
   })
   runs.sort((a, b) => a.seed - b.seed || a.agent.localeCompare(b.agent))
   const noiseFloor = args.noiseFloor === null ? null : noiseFloorOf(runs, perturbed, args.noiseFloor)
-  const s = withCalibratedIntervals({ ...summarise(scenario.name, args.seeds, args.snapshotSec, runs), calibration, noise_floor: noiseFloor }, intervalCalibration)
+  const s = withCalibratedIntervals({ ...summarise(scenario.name, args.seeds, args.snapshotSec, runs), calibration: calibration === null ? null : { ...calibration, follow_makers: args.followMakers }, noise_floor: noiseFloor }, intervalCalibration)
   mkdirSync(args.out, { recursive: true })
   writeFileSync(join(args.out, "fidelity.json"), `${JSON.stringify(s, null, 2)}\n`)
-  writeFileSync(join(args.out, "fidelity.txt"), `${table(s, calibration)}\n`)
+  writeFileSync(join(args.out, "fidelity.txt"), `${table(s, calibration, args.followMakers)}\n`)
   if (args.json) process.stdout.write(`${JSON.stringify(s)}\n`)
-  else process.stdout.write(`${table(s, calibration)}\nwrote ${join(args.out, "fidelity.json")} and fidelity.txt\n`)
+  else process.stdout.write(`${table(s, calibration, args.followMakers)}\nwrote ${join(args.out, "fidelity.json")} and fidelity.txt\n`)
   return 0
 }
 

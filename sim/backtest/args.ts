@@ -11,7 +11,7 @@ import { ORDERS_MODES, type OrdersMode } from "./load.ts"
 import { applyKnobs, parseSet, parseSweep, type SweepAxis } from "./params.ts"
 import { figureName, resolveFigure, SWEEP_FIGURES } from "./sweep.ts"
 import { isQueueUrl } from "../queue/protocol.ts"
-import { readResponseModel } from "./response/model.ts"
+import { followingOnly, readResponseModel } from "./response/model.ts"
 import { DEFAULT_INTERVAL, DEFAULT_RESPONSE_DRAWS, type IntervalSpec } from "./interval.ts"
 import { type IntervalCalibration, readIntervalCalibration } from "./interval-calibration.ts"
 
@@ -80,6 +80,8 @@ models
                            runner steps ahead of ours each second, whose same-second quotes ours sees (default 0)
   --response FILE          a market-response model (npm run backtest -- fit-response): takers our quote
                            attracts when it betters the tape's touch, informed by the tape's own future mid
+  --follow-makers          with --response (version 4): the tape's re-quoting makers follow the book our
+                           quotes change (experimental: the book can drift far from the tape's, docs)
 interval (a range for trading PnL and fills beside the run's own figures)
   --interval-level PCT     the interval's level, 50..99 (default 90)
   --block-sec S            bootstrap block length, a whole number of minutes in seconds (default 600)
@@ -109,7 +111,7 @@ const VALUE_FLAGS = new Set([
   "--rebate-bps", "--taker-fee-bps", "--rewards-pool-usdc", "--sweep", "--workers", "--heatmap", "--out", "--markets", "--start-sec", "--response", "--bots-ahead",
   "--interval-level", "--block-sec", "--resamples", "--draws", "--interval-calibration"
 ])
-const BOOL_FLAGS = new Set(["--json", "--timings", "--no-html", "--help", "-h", "--book-move-fills"])
+const BOOL_FLAGS = new Set(["--json", "--timings", "--no-html", "--help", "-h", "--book-move-fills", "--follow-makers"])
 
 const int = (flag: string, text: string, lo: number, hi: number): number => {
   const v = Number(text.replaceAll("_", ""))
@@ -210,7 +212,10 @@ export const parseArgs = (argv: ReadonlyArray<string>): CliOptions => {
   if (quote !== undefined) config = { ...config, quoteMarkets: quote.split(",").map((m) => m.trim()).filter((m) => m !== "") }
   if (bools.has("--book-move-fills")) config = { ...config, bookMoveFills: true }
   const responsePath = one("--response")
-  if (responsePath !== undefined) config = { ...config, response: readResponseModel(responsePath) }
+  if (responsePath !== undefined) config = { ...config, response: followingOnly(readResponseModel(responsePath), bools.has("--follow-makers")) }
+  if (bools.has("--follow-makers") && (config.response === null || config.response.follow === null)) {
+    throw new BacktestInputError(`--follow-makers: give --response with a version 4 model that fitted re-quoting makers (npm run backtest -- fit-response on tapes with order events)`)
+  }
   num("--rewards-pool-usdc", 0, 1_000_000_000, (v) => (config = { ...config, rewards: { ...config.rewards, dailyBudgetMicro: v * MICRO_PER_CONTRACT }, provenance: { ...config.provenance, rewards: "given" } }))
   const sets: Record<string, number> = {}
   for (const s of values.get("--set") ?? []) {

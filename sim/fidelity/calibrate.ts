@@ -51,7 +51,7 @@ export const fitCalibration = async (outDir: string, seeds: ReadonlyArray<number
 }
 
 /** The calibration's lines in the text table. */
-export const calibrationLines = (c: Calibration | null): string[] => {
+export const calibrationLines = (c: Calibration | null, followMakers = false): string[] => {
   if (c === null) return ["market-response model: none (no --calibrate)"]
   const m = c.model
   const e = m.edge
@@ -65,6 +65,6 @@ export const calibrationLines = (c: Calibration | null): string[] => {
       : `  ${e.arrivals} takers; arrival by edge against the tape's mid ${e.horizon_sec} s later (ticks, buckets of ${e.bucket_ticks}): buy ${side(e.buy)}; sell ${side(e.sell)}; markout at 30 s ${mk?.mean_bps.toFixed(1) ?? "-"} bps`,
     ...(m.follow === null
       ? []
-      : [`  makers follow the book: slope ${m.follow.slope.toFixed(3)} ± ${m.follow.slope_se.toFixed(3)} (R² ${m.follow.r_squared.toFixed(3)}, ${m.follow.pairs} re-quote pairs by ${m.follow.makers} makers)`])
+      : [`  makers follow the book: slope ${m.follow.slope.toFixed(3)} ± ${m.follow.slope_se.toFixed(3)} (R² ${m.follow.r_squared.toFixed(3)}, ${m.follow.pairs} re-quote pairs by ${m.follow.makers} makers); ${followMakers ? "applied (--follow-makers)" : "not applied (--follow-makers applies it)"}`])
   ]
 }

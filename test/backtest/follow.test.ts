@@ -2,7 +2,11 @@
 // tape re-quote, how far a follower's order moves, the slope fitted from tapes alone, and the
 // replay: with a version 4 model a re-quoting maker's orders move with the book our quotes change,
 // without one (or in a replay of the live tape, which has none) they stay where the tape put them.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { parseArgs } from "../../sim/backtest/args.ts"
 import type { StrategyParams } from "../../src/lp/strategy.ts"
 import { type BacktestConfig, DEFAULT_CONFIG } from "../../sim/backtest/config.ts"
 import { datasetFromRows, type OrderRow } from "../../sim/backtest/dataset.ts"
@@ -99,6 +103,29 @@ describe("--response: a version 4 file's follow is checked", () => {
     expect(() => validateModel("bad", { ...good, follow: { slope: -0.1 } })).toThrow(/bad: follow.slope is not a number ≥ 0/)
     expect(() => validateModel("bad", { ...good, follow: { slope: 2.5 } })).toThrow(/bad: follow.slope must be in 0..2/)
     expect(() => validateModel("bad", { ...good, follow: "yes" })).toThrow(/bad: follow must be an object or null/)
+  })
+})
+
+describe("--follow-makers: a version 4 model's makers follow the book only when asked", () => {
+  it("--response alone leaves them; with --follow-makers they follow; --follow-makers without a fitted slope is refused in one line", () => {
+    const dir = mkdtempSync(join(tmpdir(), "follow-args-"))
+    try {
+      const model = {
+        format: "twinbook-response-model", version: 4, size: { quantiles: [1, 2, 3] },
+        edge: { horizon_sec: 15, buy: { buckets: [{ at_ticks: 0, rate_per_sec: 0 }] }, sell: { buckets: [{ at_ticks: 0, rate_per_sec: 0 }] } },
+        size_by_edge: null, follow: { slope: 0.97 }
+      }
+      const file = join(dir, "model.json")
+      writeFileSync(file, JSON.stringify(model))
+      const none = join(dir, "none.json")
+      writeFileSync(none, JSON.stringify({ ...model, follow: null }))
+      expect(parseArgs(["--response", file]).config.response!.follow).toBeNull()
+      expect(parseArgs(["--response", file, "--follow-makers"]).config.response!.follow!.slope).toBe(0.97)
+      expect(() => parseArgs(["--follow-makers"])).toThrow(/^--follow-makers: give --response with a version 4 model that fitted re-quoting makers/)
+      expect(() => parseArgs(["--response", none, "--follow-makers"])).toThrow(/^--follow-makers: give --response/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -53,6 +53,12 @@ describe("npm run fidelity -- --calibrate", () => {
     }
   }, 120_000)
 
+  it("refuses --follow-makers without --calibrate: one line, exit 2", async () => {
+    const r = await fidelity(["--seeds", "1", "--follow-makers", "--duration", "30m", "--out", join(tmpdir(), "fidelity-never-written")])
+    expect(r.code).toBe(2)
+    expect(r.stderr.split("\n")[0]).toBe("fidelity: --follow-makers: the slope comes from the market-response model; give --calibrate")
+  }, 120_000)
+
   it("fits on the calibration seeds' live tapes and reports the model and the seeds; --calibrate-intervals backtests their runs and gives each judged run a range", async () => {
     const out = mkdtempSync(join(tmpdir(), "fidelity-calibrate-"))
     try {
@@ -106,7 +112,9 @@ describe("npm run fidelity -- --calibrate", () => {
       const txt = readFileSync(join(out, "fidelity.txt"), "utf8")
       expect(txt).toContain(`market-response model fitted on calibration seeds 2,3 (${s.calibration.model_file})`)
       expect(txt).toMatch(/arrival by edge against the tape's mid \d+ s later \(ticks, buckets of \d+\): buy [\d.]+\/h from -?\d+/)
-      expect(txt).toMatch(/^ {2}makers follow the book: slope [\d.]+ ± [\d.]+ \(R² [\d.]+, \d+ re-quote pairs by \d+ makers\)$/m)
+      // Fitted and shown, not applied without --follow-makers.
+      expect(txt).toMatch(/^ {2}makers follow the book: slope [\d.]+ ± [\d.]+ \(R² [\d.]+, \d+ re-quote pairs by \d+ makers\); not applied \(--follow-makers applies it\)$/m)
+      expect(s.calibration.follow_makers).toBe(false)
     } finally {
       rmSync(out, { recursive: true, force: true })
     }

@@ -373,6 +373,9 @@ const normalised = (m: ResponseModel): ResponseModel => {
   }
 }
 
+/** The model as a run applies it: makers follow the book only when asked (`--follow-makers`): left alone, the book can drift far from the tape's (docs/backtesting.md). */
+export const followingOnly = (m: ResponseModel, followMakers: boolean): ResponseModel => (followMakers || m.follow === null ? m : { ...m, follow: null })
+
 export const readResponseModel = (path: string): ResponseModel => {
   let text: string
   try {
