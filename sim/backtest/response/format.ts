@@ -37,7 +37,7 @@ const sizeByEdgeLines = (m: ResponseModel): Array<[string, string]> => {
 const followLines = (m: ResponseModel): Array<[string, string]> => {
   const f = m.follow
   if (f === null) return m.version >= 4 ? [["follow", "no re-quoting maker in the tapes: the tape's makers stay where the tape put them"]] : []
-  return [["follow", `makers re-quote centred on the rest of the book: a maker's centre moves ${fixed(f.slope, 3)} ± ${fixed(f.slope_se, 3)} × the rest-of-book mid's move between its re-quotes (R² ${fixed(f.r_squared, 3)}, ${f.pairs} pairs of ${f.requotes} re-quotes by ${f.makers} makers); applied in a flow replay: each re-quoting maker's limit orders move by the slope × (the rest-of-book mid with us − the one in the tape), whole ticks`]]
+  return [["follow", `makers re-quote centred on the rest of the book: a maker's centre moves ${fixed(f.slope, 3)} ± ${fixed(f.slope_se, 3)} × the rest-of-book mid's move between its re-quotes (R² ${fixed(f.r_squared, 3)}, ${f.pairs} pairs of ${f.requotes} re-quotes by ${f.makers} makers); applied only with --follow-makers (experimental: the book can walk far from the tape's), in a flow replay: each re-quoting maker's limit orders move by the slope × (the rest-of-book mid with us − the one in the tape), whole ticks`]]
 }
 
 export const responseLines = (m: ResponseModel): Array<[string, string]> => {
