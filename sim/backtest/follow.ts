@@ -34,7 +34,10 @@ interface TapeOrder {
   left: number
 }
 
-/** The tape's own resting orders at the tape's own prices, per market: the book the tape's makers saw. */
+/** Market indices are Uint16: a key of an owner and a market is owner × 65,536 + market. */
+export const ownerMarketKey = (owner: number, market: number): number => owner * 65_536 + market
+
+/** The tape's own resting orders at the tape's own prices, per market: the book the tape's makers saw (and what each order has left there). */
 export class TapeBook {
   private readonly byMarket = new Map<number, Map<number, TapeOrder>>()
   private readonly marketOf = new Map<number, number>()
@@ -47,12 +50,18 @@ export class TapeBook {
     this.marketOf.set(tapeId, market)
   }
 
-  /** A tape trade in `market` filled `size` of the order (one naming another market's order is ignored, as a bad tape). */
-  filled(market: number, tapeId: number, size: number): void {
-    if (this.marketOf.get(tapeId) !== market) return
+  /**
+   * A tape trade in `market` filled `size` of the order: the order's owner when that used it up (it
+   * leaves the tape's book), else -1 (contracts left, or no such order in this market: a trade naming
+   * another market's order, a bad tape, is ignored).
+   */
+  filled(market: number, tapeId: number, size: number): number {
+    if (this.marketOf.get(tapeId) !== market) return -1
     const o = this.byMarket.get(market)!.get(tapeId)!
     o.left -= size
-    if (o.left <= 0) this.cancel(tapeId)
+    if (o.left > 0) return -1
+    this.cancel(tapeId)
+    return o.owner
   }
 
   cancel(tapeId: number): void {

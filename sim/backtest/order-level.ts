@@ -15,7 +15,7 @@
 // rests here, at its owner's next order event in the market (`filledInTape`, `ownerActs`).
 import type { Account, Order } from "../../src/engine/state.ts"
 import type { OrderType } from "../../src/engine/types.ts"
-import { type FollowCounters, followedPrice, TapeBook } from "./follow.ts"
+import { type FollowCounters, followedPrice, ownerMarketKey, TapeBook } from "./follow.ts"
 import { CAUSE_TRADE, type MarketState, type Venue } from "./venue.ts"
 
 /** Counters the report shows under "queue" (Background has the same two). */
@@ -23,10 +23,6 @@ export interface QueueCounters {
   decreasesAtOurLevel: number
   decreasesAhead: number
 }
-
-/** Market indices are Uint16: a key of an owner and a market is owner × 65,536 + market. */
-const MARKETS = 65_536
-const spentKey = (owner: number, market: number): number => owner * MARKETS + market
 
 /** Makers that follow the book (follow.ts): the fitted slope and which of the tape's owners re-quote. */
 export interface Following {
@@ -44,25 +40,20 @@ export class OrderLevelBook {
   refused = 0
   /** Orders placed by `arrive` whose tape `add` is still to come: the engine already decided whether they rest. */
   private readonly arrived = new Set<number>()
-  /** What each tape order still rests with in the tape (its add, less the trades that name it), and its owner and market (`spentKey`). */
-  private readonly tapeLeft = new Map<number, number>()
-  private readonly keyOf = new Map<number, number>()
-  /** Tape orders the tape shows used up while they still rest here (our quote took their takers), by `spentKey`. */
+  /** The tape's resting orders at the tape's prices, with what each still rests with in the tape (its add, less the trades that name it). */
+  private readonly tapeBook = new TapeBook()
+  /** Tape orders the tape shows used up while they still rest here (our quote took their takers), by `ownerMarketKey`. */
   private readonly spent = new Map<number, number[]>()
   /** Such orders withdrawn when their owner next acted in the market, and the contracts they still had. */
   spentWithdrawn = 0
   spentContractsWithdrawn = 0
-  /** The tape's book at the tape's prices, kept only when makers follow the book. */
-  private readonly tapeBook: TapeBook | null
   readonly followCounts: FollowCounters = { placed: 0, moved: 0, movedTicks: 0 }
 
   constructor(
     private readonly v: Venue,
     private readonly counters: QueueCounters,
     private readonly follow: Following | null = null
-  ) {
-    this.tapeBook = follow === null ? null : new TapeBook()
-  }
+  ) {}
 
   /** An order arrives (flow replay): placed as it was (a follower's limit order moved with the book), in its owner's wallet; kept if it rests. */
   arrive(ms: MarketState, tapeId: number, isBid: boolean, tapePriceBps: number, size: number, orderType: OrderType, owner: number): void {
@@ -82,7 +73,7 @@ export class OrderLevelBook {
     // The rest of the book here is the engine's (ours and the other followers' moved orders in it): who follows follows everyone, as on a live tape.
     const account = this.v.engine.accounts.get(wallet)
     const here = account === undefined ? -1 : this.restMid2(ms, account)
-    const price = followedPrice(tapePriceBps, f.slope, here, this.tapeBook!.restMid2(ms.idx, owner), ms.tickBps)
+    const price = followedPrice(tapePriceBps, f.slope, here, this.tapeBook.restMid2(ms.idx, owner), ms.tickBps)
     if (price !== tapePriceBps) {
       this.followCounts.moved++
       this.followCounts.movedTicks += Math.abs(price - tapePriceBps) / ms.tickBps
@@ -107,11 +98,7 @@ export class OrderLevelBook {
 
   /** An order came to rest in the tape; one that arrived here already rests or not by the engine's matching. */
   add(ms: MarketState, tapeId: number, isBid: boolean, yesPriceBps: number, size: number, owner: number): void {
-    this.tapeBook?.add(ms.idx, tapeId, owner, isBid, yesPriceBps, size)
-    if (size > 0) {
-      this.tapeLeft.set(tapeId, size)
-      this.keyOf.set(tapeId, spentKey(owner, ms.idx))
-    }
+    this.tapeBook.add(ms.idx, tapeId, owner, isBid, yesPriceBps, size)
     if (this.arrived.delete(tapeId)) return
     if (size <= 0) return
     const wallet = this.v.bgMakers[owner % this.v.bgMakers.length]!
@@ -126,17 +113,10 @@ export class OrderLevelBook {
    * saw it filled, acts on the market without it: it is withdrawn at the owner's next order event there.
    */
   filledInTape(ms: MarketState, tapeId: number, size: number): void {
-    this.tapeBook?.filled(ms.idx, tapeId, size)
-    const left = this.tapeLeft.get(tapeId)
-    const key = this.keyOf.get(tapeId)
     // A trade naming an order of another market (a bad tape) says nothing about that order.
-    if (left === undefined || key === undefined || key % MARKETS !== ms.idx) return
-    if (left > size) {
-      this.tapeLeft.set(tapeId, left - size)
-      return
-    }
-    this.tapeLeft.delete(tapeId)
-    this.keyOf.delete(tapeId)
+    const owner = this.tapeBook.filled(ms.idx, tapeId, size)
+    if (owner < 0) return
+    const key = ownerMarketKey(owner, ms.idx)
     const order = this.live.get(tapeId)
     if (order === undefined || order.remaining === 0) return
     const list = this.spent.get(key)
@@ -147,7 +127,7 @@ export class OrderLevelBook {
   /** The owner acts on the market (an order arrives, rests or leaves): what the tape had used up of its orders is withdrawn first. */
   ownerActs(ms: MarketState, owner: number): void {
     if (this.spent.size === 0) return
-    const key = spentKey(owner, ms.idx)
+    const key = ownerMarketKey(owner, ms.idx)
     const list = this.spent.get(key)
     if (list === undefined) return
     this.spent.delete(key)
@@ -162,9 +142,7 @@ export class OrderLevelBook {
   }
 
   cancel(ms: MarketState, tapeId: number): void {
-    this.tapeBook?.cancel(tapeId)
-    this.tapeLeft.delete(tapeId)
-    this.keyOf.delete(tapeId)
+    this.tapeBook.cancel(tapeId)
     const order = this.live.get(tapeId)
     if (order === undefined) return
     this.live.delete(tapeId)

@@ -5,7 +5,7 @@
 // centre's changes on the others' mid's changes between a maker's consecutive re-quotes in a
 // market (at most MAX_GAP_SEC apart), pooled over every follower of every tape.
 import { type Dataset, KIND_ADD, KIND_CANCEL, KIND_TRADE } from "../dataset.ts"
-import { followersOf, TapeBook } from "../follow.ts"
+import { followersOf, ownerMarketKey, TapeBook } from "../follow.ts"
 import { type FollowFit, round } from "./model.ts"
 
 /** Consecutive re-quotes further apart than this are not paired (the maker was away, or the book changed hands). */
@@ -51,7 +51,7 @@ const addTape = (d: Dataset, acc: Sums): void => {
     const centre2 = book.ownMid2(market, owner)
     if (others2 < 0 || centre2 < 0) continue
     acc.requotes++
-    const key = owner * 65_536 + market
+    const key = ownerMarketKey(owner, market)
     const prev = last.get(key)
     last.set(key, { centre2, others2, sec })
     if (prev === undefined || sec - prev.sec > MAX_GAP_SEC) continue
