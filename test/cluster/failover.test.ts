@@ -155,8 +155,11 @@ const checkBooks = async (ts: Trader[], gw: RoleProcess): Promise<void> => {
 /** SIGTERM the leader; its state hash (logged as it releases the lease) equals a replay of the whole log. */
 const checkLog = async (leader: RoleProcess, others: RoleProcess[]) => {
   for (const o of others) await stopRole(o, "SIGKILL")
+  // The release this SIGTERM makes, not one from an earlier term this process led (run 69: seq 45 of a
+  // term it had lost, against a log of 105).
+  const before = leader.logs.length
   await stopRole(leader, "SIGTERM")
-  const released = await leader.waitLog("lease released", (l) => l.msg === "lease released")
+  const released = await leader.waitLog("lease released", (l) => l.msg === "lease released" && leader.logs.indexOf(l) >= before)
   const nc = await nats!.connect()
   const log = await openJetStreamLog(nc, { replicas: 3 })
   const batches = await readWholeLog(log)
