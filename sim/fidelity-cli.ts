@@ -1,4 +1,4 @@
-// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--calibrate-intervals] [--noise-floor AGENT] [--follow-makers] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
+// `npm run fidelity -- [scenario.json] [--seeds 1..6] [--calibrate 201..206] [--calibrate-intervals] [--noise-floor AGENT] [--follow-makers] [--response-horizon S|likelihood] [--draws N] [--interval-level PCT] [--block-sec S] [--resamples N] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 // How well a backtest predicts what the bot really did (sim/fidelity/fidelity.ts, docs/backtesting.md "Fidelity").
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -16,18 +16,20 @@ import { followingOnly, type ResponseModel } from "./backtest/response/model.ts"
 import { coverageLines } from "./fidelity/coverage.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
+import { ARRIVAL_HORIZON_SEC, type HorizonRule } from "./backtest/response/edge.ts"
+import { parseHorizonRule } from "./backtest/response/fit-cli.ts"
 
-const USAGE = "usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--follow-makers (with --calibrate: the tape's re-quoting makers follow the book, experimental)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]"
+const USAGE = `usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--follow-makers (with --calibrate: the tape's re-quoting makers follow the book, experimental)] [--response-horizon S|likelihood (with --calibrate: the response model's arrival horizon, default ${ARRIVAL_HORIZON_SEC} s)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 const DURATION = /^(\d+)(s|m|h|d)$/
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
-interface Args { file: string; seeds: number[]; calibrate: number[] | null; calibrateIntervals: boolean; noiseFloor: string | null; followMakers: boolean; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
+interface Args { file: string; seeds: number[]; calibrate: number[] | null; calibrateIntervals: boolean; noiseFloor: string | null; followMakers: boolean; responseHorizon: HorizonRule | null; draws: number | null; interval: IntervalSpec; durationSec?: number; snapshotSec: number; workers: number; out: string; json: boolean }
 
 /** Response-model draws per headline interval with --calibrate: 10 more backtests per bot-run (about 60 % more backtesting than the 17 it has). */
 const FIDELITY_DRAWS = 10
 
 const parseArgs = (argv: ReadonlyArray<string>): Args => {
-  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, calibrateIntervals: false, noiseFloor: null, followMakers: false, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
+  const out: Args = { file: "scenarios/liquidity-midnight.json", seeds: [1, 2, 3, 4, 5, 6], calibrate: null, calibrateIntervals: false, noiseFloor: null, followMakers: false, responseHorizon: null, draws: null, interval: DEFAULT_INTERVAL, snapshotSec: 0, workers: Math.max(1, Math.min(2, availableParallelism())), out: "out/fidelity", json: false }
   const dur = (flag: string, v: string): number => {
     const m = DURATION.exec(v)
     if (m === null) throw new Error(`${flag} ${v}: expected e.g. 1s, 30m, 4h`)
@@ -51,6 +53,12 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else if (a === "--calibrate-intervals") out.calibrateIntervals = true
     else if (a === "--noise-floor") out.noiseFloor = value()
     else if (a === "--follow-makers") out.followMakers = true
+    else if (a === "--response-horizon") {
+      const v = value()
+      const rule = parseHorizonRule(v)
+      if (rule === null) throw new Error(`--response-horizon ${v}: expected whole seconds from 1 to 86400, or likelihood`)
+      out.responseHorizon = rule
+    }
     else if (a === "--duration") out.durationSec = dur(a, value())
     else if (a === "--draws") out.draws = whole(a, value(), 0, 10_000)
     else if (a === "--interval-level") out.interval = { ...out.interval, level: whole(a, value(), 50, 99) / 100 }
@@ -70,6 +78,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else out.file = a
   }
   if (out.draws !== null && out.calibrate === null) throw new Error("--draws: the draws are of the market-response model; give --calibrate")
+  if (out.responseHorizon !== null && out.calibrate === null) throw new Error("--response-horizon: the horizon is the market-response model's; give --calibrate")
   if (out.followMakers && out.calibrate === null) throw new Error("--follow-makers: the slope comes from the market-response model; give --calibrate")
   if (out.calibrateIntervals && (out.calibrate === null || out.calibrate.length < 2)) {
     throw new Error("--calibrate-intervals: the intervals are calibrated on the calibration seeds' runs, each backtested with a model fitted on the others; give --calibrate with at least 2 seeds (90% needs 7)")
@@ -194,7 +203,7 @@ const calibrate = async (args: Args, log: (line: string) => void): Promise<{ cal
     realised.set(job.seed, (result as { realised: Realised[] }).realised)
     log(`fidelity: ${realised.size}/${jobs.length} calibration worlds (seed ${job.seed})`)
   })
-  const c = await fitCalibration(args.out, args.calibrate!)
+  const c = await fitCalibration(args.out, args.calibrate!, args.responseHorizon ?? ARRIVAL_HORIZON_SEC)
   log(`fidelity: response model fitted on seeds ${c.seeds.join(",")}: ${c.model.arrival.arrivals} takers, arrival by edge against the mid ${c.model.edge?.horizon_sec ?? "-"} s later`)
   return { calibration: c, realised }
 }
@@ -207,7 +216,7 @@ const calibrate = async (args: Args, log: (line: string) => void): Promise<{ cal
 const calibrateIntervals = async (args: Args, bots: ReadonlyArray<string>, realised: Map<number, Realised[]>, log: (line: string) => void): Promise<IntervalCalibration> => {
   const seeds = args.calibrate!
   const jobs: FidelityJob[] = seeds.flatMap((seed) => [
-    { kind: "fit-leaving-out", seed, out: args.out, seeds } as const,
+    { kind: "fit-leaving-out", seed, out: args.out, seeds, horizon: args.responseHorizon ?? ARRIVAL_HORIZON_SEC } as const,
     ...bots.map((agent) => ({ kind: "without", seed, agent, dir: calibrationTapeDirOf(args.out, seed, agent) }) as const)
   ])
   const models = new Map<number, ResponseModel>()

@@ -5,6 +5,7 @@
 // seeds' backtests apply it. A seed is never judged by a model fitted on it.
 import { join } from "node:path"
 import type { ResponseModel } from "../backtest/response/model.ts"
+import type { HorizonRule } from "../backtest/response/edge.ts"
 import { fitTapes } from "../backtest/response/fit-cli.ts"
 import type { JournalRecord } from "../../src/service/commands.ts"
 import { runScenario } from "../scenario/run.ts"
@@ -40,13 +41,13 @@ export const calibrationTapeDirOf = (outDir: string, seed: number, agent: string
 export const leaveOutModelFileOf = (outDir: string, seed: number): string => join(outDir, "calibration", "leave-one-out", `response-model-without-seed${seed}.json`)
 
 /** Fits the model on the calibration tapes of every seed but `seed` (its runs' errors are then out of sample). */
-export const fitLeavingOut = (outDir: string, seeds: ReadonlyArray<number>, seed: number): Promise<ResponseModel> =>
-  fitTapes(seeds.filter((s) => s !== seed).map((s) => calibrationDirOf(outDir, s)), leaveOutModelFileOf(outDir, seed))
+export const fitLeavingOut = (outDir: string, seeds: ReadonlyArray<number>, seed: number, horizon: HorizonRule): Promise<ResponseModel> =>
+  fitTapes(seeds.filter((s) => s !== seed).map((s) => calibrationDirOf(outDir, s)), leaveOutModelFileOf(outDir, seed), horizon)
 
 /** Fits the model on the calibration tapes, in seed order, and writes it beside them. */
-export const fitCalibration = async (outDir: string, seeds: ReadonlyArray<number>): Promise<Calibration> => {
+export const fitCalibration = async (outDir: string, seeds: ReadonlyArray<number>, horizon: HorizonRule): Promise<Calibration> => {
   const file = join(outDir, "calibration", "response-model.json")
-  const model = await fitTapes(seeds.map((s) => calibrationDirOf(outDir, s)), file)
+  const model = await fitTapes(seeds.map((s) => calibrationDirOf(outDir, s)), file, horizon)
   return { seeds, model_file: file, model }
 }
 

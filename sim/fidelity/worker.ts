@@ -1,4 +1,5 @@
 // One worker thread of `npm run fidelity`: runs the jobs it is sent, one at a time.
+import type { HorizonRule } from "../backtest/response/edge.ts"
 import { parentPort, workerData } from "node:worker_threads"
 import { backtestBot, backtestHeadline, type Realised, runLive, runWithout } from "./fidelity.ts"
 import { loadScenario } from "../scenario/scenario.ts"
@@ -13,7 +14,7 @@ export type FidelityJob =
   | { readonly kind: "backtest"; readonly seed: number; readonly realised: Realised; readonly tape: { dir: string; trades: number; snapshots: number }; readonly replayDir: string; readonly response?: ResponseModel | null; readonly interval?: IntervalSpec }
   | { readonly kind: "calibrate"; readonly seed: number; readonly dir: string }
   /** The response model for one calibration seed's own runs: fitted on the other calibration seeds. */
-  | { readonly kind: "fit-leaving-out"; readonly seed: number; readonly out: string; readonly seeds: ReadonlyArray<number> }
+  | { readonly kind: "fit-leaving-out"; readonly seed: number; readonly out: string; readonly seeds: ReadonlyArray<number>; readonly horizon: HorizonRule }
   /** One calibration bot-run, headline model only (the calibrated intervals' errors). */
   | { readonly kind: "calibration-backtest"; readonly seed: number; readonly realised: Realised; readonly dir: string; readonly response: ResponseModel | null }
   /** The noise floor: the live world once more without one (non-bot) agent. */
@@ -27,7 +28,7 @@ const run = (job: FidelityJob): Promise<unknown> => {
     case "live": return runLive(scenario, job.seed, job.out, snapshotSec, durationSec)
     case "without": return runWithout(scenario, job.seed, job.agent, job.dir, snapshotSec, durationSec)
     case "calibrate": return runCalibrationWorld(scenario, job.seed, job.dir, snapshotSec, durationSec)
-    case "fit-leaving-out": return fitLeavingOut(job.out, job.seeds, job.seed)
+    case "fit-leaving-out": return fitLeavingOut(job.out, job.seeds, job.seed, job.horizon)
     case "calibration-backtest": return backtestHeadline(job.seed, job.realised, job.dir, job.response)
     case "perturbed": return runPerturbed(scenario, job.seed, job.without, durationSec)
     case "backtest": return backtestBot(job.seed, job.realised, job.tape, job.replayDir, job.response ?? null, job.interval)

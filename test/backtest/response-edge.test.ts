@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
 import { BacktestInputError, datasetFromRows } from "../../sim/backtest/dataset.ts"
+import { ARRIVAL_HORIZON_SEC, type HorizonRule } from "../../sim/backtest/response/edge.ts"
 import { fitResponse } from "../../sim/backtest/response/fit.ts"
 import { isotonicRates } from "../../sim/backtest/response/isotonic.ts"
 import { edgeRate, type EdgeSide, validateModel } from "../../sim/backtest/response/model.ts"
@@ -18,9 +19,10 @@ const ROOT = join(import.meta.dirname, "..", "..")
 const tmp = mkdtempSync(join(tmpdir(), "response-edge-"))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
-const fit = (seed: string, rate: (e: number) => number) => {
+/** The fixture's takers respond to the edge H_TRUE_SEC ahead: these fits choose the horizon by the likelihood unless told. */
+const fit = (seed: string, rate: (e: number) => number, horizon: HorizonRule = "likelihood") => {
   const tape = generateEdgeTape(seed, 200_000, rate)
-  return fitResponse([{ source: "fixture", dataset: datasetFromRows("fixture", tape.trades, tape.levels), endMs: tape.endMs }])
+  return fitResponse([{ source: "fixture", dataset: datasetFromRows("fixture", tape.trades, tape.levels), endMs: tape.endMs }], horizon)
 }
 
 const nonDecreasing = (side: EdgeSide): boolean => side.buckets.every((b, k) => k === 0 || b.rate_per_sec >= side.buckets[k - 1]!.rate_per_sec)
@@ -41,15 +43,35 @@ describe("fit-response: the arrival rate by edge, from a tape alone", () => {
   const model = fit("edge", risingRate)
   const e = model.edge!
 
-  it("picks the horizon the takers respond to, by log-likelihood, among 5, 15, 30 and 60 s", () => {
+  it("picks the horizon the takers respond to, by log-likelihood, among 5, 15, 30 and 60 s (the rule likelihood)", () => {
     expect(model.version).toBe(4)
     expect(e.candidates.map((c) => c.horizon_sec)).toEqual([5, 15, 30, 60])
     expect(e.horizon_sec).toBe(H_TRUE_SEC)
+    expect(e.horizon_rule).toBe("likelihood")
     const gain = (h: number): number => {
       const c = e.candidates.find((x) => x.horizon_sec === h)!
       return c.loglik_gain_buy + c.loglik_gain_sell
     }
     for (const h of [5, 30, 60]) expect(gain(H_TRUE_SEC), `${h} s`).toBeGreaterThan(gain(h) + 50)
+  })
+
+  it("applies a given horizon (by default ARRIVAL_HORIZON_SEC) and still reports every candidate's gain, on one window", () => {
+    const byDefault = fit("edge", risingRate, ARRIVAL_HORIZON_SEC).edge!
+    expect(ARRIVAL_HORIZON_SEC).toBe(1800)
+    expect(byDefault.candidates.map((c) => c.horizon_sec)).toEqual([5, 15, 30, 60, 1800])
+    expect([byDefault.horizon_sec, byDefault.horizon_rule]).toEqual([1800, "given"])
+    const gain = (x: typeof byDefault, h: number): number => {
+      const c = x.candidates.find((y) => y.horizon_sec === h)!
+      return c.loglik_gain_buy + c.loglik_gain_sell
+    }
+    // Told 1800 s, the fit applies 1800 s though 15 s explains the fixture's takers far better ...
+    expect(gain(byDefault, H_TRUE_SEC)).toBeGreaterThan(gain(byDefault, 1800) + 50)
+    expect(byDefault.buy.loglik_gain + byDefault.sell.loglik_gain).toBe(gain(byDefault, 1800))
+    // ... and a horizon among the candidates is applied as given (60 s: its own buckets, not 15 s's).
+    const at60 = fit("edge", risingRate, 60).edge!
+    expect([at60.horizon_sec, at60.horizon_rule]).toEqual([60, "given"])
+    expect(at60.candidates.map((c) => c.horizon_sec)).toEqual([5, 15, 30, 60])
+    expect(at60.buy.loglik_gain + at60.sell.loglik_gain).toBe(gain(at60, 60))
   })
 
   it("recovers the rising rate on each side within 20% from −10 to +12 ticks, monotone, its buckets summing to every taker", () => {

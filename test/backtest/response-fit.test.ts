@@ -71,7 +71,7 @@ describe("npm run backtest -- fit-response", () => {
     expect([a.code, b.code]).toEqual([0, 0])
     // Version 2: the arrival by edge (applied), its horizon choice and table; the spread curve for the record.
     expect(a.stdout).toMatch(/^arrival +takers\/s by edge e \(ticks\) = \(tape's mid \d+ s later − ask\) for buyers/m)
-    expect(a.stdout).toMatch(/^horizon +5 s [+-][\d.]+, 15 s [+-][\d.]+, 30 s [+-][\d.]+, 60 s [+-][\d.]+ \(log-likelihood gain/m)
+    expect(a.stdout).toMatch(/^horizon +5 s [+-][\d.]+, 15 s [+-][\d.]+, 30 s [+-][\d.]+, 60 s [+-][\d.]+, 1800 s [+-][\d.]+ \(log-likelihood gain.*: 1800 s applied \(given; the default is chosen on calibration backtests/m)
     expect(a.stdout).toMatch(/^side +edge ticks +knot +exposure s +observed +fitted +fitted \/h +raw \/h +mean size$/m)
     expect(a.stdout).toMatch(/^sell +-?\d+ … -?\d+ +-?[\d.]+ +\d+ +\d+ +[\d.]+ /m)
     expect(a.stdout).toMatch(/^spread +for the record, not applied: takers\/s at the touch = a·exp\(−b·spread ticks\): buy a /m)
@@ -94,6 +94,21 @@ describe("npm run backtest -- fit-response", () => {
     expect(two.arrival.buy.b_per_tick).toBeCloseTo(one.arrival.buy.b_per_tick, 6)
   }, 120_000)
 
+  it("--horizon: a given horizon, or likelihood for the candidate that explains the arrival times best", async () => {
+    const r = await cli(["fit-response", "--data", dir, "--out", join(tmp, "h.json"), "--horizon", "likelihood"])
+    expect(r.code).toBe(0)
+    const m = JSON.parse(readFileSync(join(tmp, "h.json"), "utf8"))
+    expect(m.edge.horizon_rule).toBe("likelihood")
+    const gain = (c: { loglik_gain_buy: number; loglik_gain_sell: number }): number => c.loglik_gain_buy + c.loglik_gain_sell
+    const best = m.edge.candidates.reduce((b: { horizon_sec: number }, c: { horizon_sec: number }) => (gain(c as never) > gain(b as never) ? c : b))
+    expect(m.edge.horizon_sec).toBe(best.horizon_sec)
+    expect(r.stdout).toMatch(new RegExp(`: ${best.horizon_sec} s applied \\(the largest gain\\)$`, "m"))
+    const g = await cli(["fit-response", "--data", dir, "--out", join(tmp, "g.json"), "--horizon", "300", "--json"])
+    expect(g.code).toBe(0)
+    const e = JSON.parse(g.stdout).edge
+    expect([e.horizon_sec, e.horizon_rule, e.candidates.map((c: { horizon_sec: number }) => c.horizon_sec)]).toEqual([300, "given", [5, 15, 30, 60, 300]])
+  }, 120_000)
+
   it("bad inputs: one line on stderr, exit 2", async () => {
     const noBook = join(tmp, "no-book")
     writeResponseTape(noBook, generateResponseTape("nobook", 600), false)
@@ -106,6 +121,9 @@ describe("npm run backtest -- fit-response", () => {
       [["fit-response", "--data", tmp, "--out", join(tmp, "x.json")], /not a tape \(no tape\.json/],
       [["fit-response", "--data", noBook, "--out", join(tmp, "x.json")], /has no book snapshots/],
       [["fit-response", "--data", dir, "--out", join(tmp, "x.json"), "--bogus"], /unknown argument "--bogus"/],
+      [["fit-response", "--data", dir, "--out", join(tmp, "x.json"), "--horizon", "0"], /--horizon 0: expected whole seconds from 1 to 86400, or likelihood/],
+      [["fit-response", "--data", dir, "--out", join(tmp, "x.json"), "--horizon", "15.5"], /--horizon 15\.5: expected whole seconds/],
+      [["fit-response", "--data", dir, "--out", join(tmp, "x.json"), "--horizon"], /--horizon : expected whole seconds/],
       [["--data", dir, "--response", notJson, "--no-html", "--out", join(tmp, "bt")], /bad-model\.json: format is something-else, expected twinbook-response-model/],
       [["--data", dir, "--response", join(tmp, "none.json"), "--no-html", "--out", join(tmp, "bt")], /none\.json: no such file/]
     ]

@@ -53,6 +53,19 @@ describe("npm run fidelity -- --calibrate", () => {
     }
   }, 120_000)
 
+  it("refuses --response-horizon without --calibrate, or not whole seconds nor likelihood: one line, exit 2", async () => {
+    const never = join(tmpdir(), "fidelity-never-written")
+    const cases: Array<[string[], string]> = [
+      [["--response-horizon", "300"], "fidelity: --response-horizon: the horizon is the market-response model's; give --calibrate"],
+      [["--calibrate", "2..3", "--response-horizon", "soon"], "fidelity: --response-horizon soon: expected whole seconds from 1 to 86400, or likelihood"]
+    ]
+    for (const [args, line] of cases) {
+      const r = await fidelity(["--seeds", "1", ...args, "--duration", "30m", "--out", never])
+      expect(r.code, args.join(" ")).toBe(2)
+      expect(r.stderr.split("\n")[0]).toBe(line)
+    }
+  })
+
   it("refuses --follow-makers without --calibrate: one line, exit 2", async () => {
     const r = await fidelity(["--seeds", "1", "--follow-makers", "--duration", "30m", "--out", join(tmpdir(), "fidelity-never-written")])
     expect(r.code).toBe(2)
@@ -62,7 +75,8 @@ describe("npm run fidelity -- --calibrate", () => {
   it("fits on the calibration seeds' live tapes and reports the model and the seeds; --calibrate-intervals backtests their runs and gives each judged run a range", async () => {
     const out = mkdtempSync(join(tmpdir(), "fidelity-calibrate-"))
     try {
-      const r = await fidelity(["--seeds", "1", "--calibrate", "2..3", "--calibrate-intervals", "--noise-floor", "noise-2-11", "--duration", "30m", "--workers", "2", "--out", out, "--json"])
+      // 30-minute worlds: the arrival horizon must leave a window (the default, 1800 s, would leave none).
+      const r = await fidelity(["--seeds", "1", "--calibrate", "2..3", "--calibrate-intervals", "--noise-floor", "noise-2-11", "--response-horizon", "300", "--duration", "30m", "--workers", "2", "--out", out, "--json"])
       expect(r.code, r.stderr).toBe(0)
       const s = JSON.parse(r.stdout)
       expect(s.seeds).toEqual([1])
@@ -71,7 +85,7 @@ describe("npm run fidelity -- --calibrate", () => {
       expect(JSON.parse(readFileSync(s.calibration.model_file, "utf8"))).toEqual(s.calibration.model)
       const m = s.calibration.model
       expect([m.format, m.version]).toEqual(["twinbook-response-model", 4])
-      expect([5, 15, 30, 60]).toContain(m.edge.horizon_sec)
+      expect([m.edge.horizon_sec, m.edge.horizon_rule]).toEqual([300, "given"])
       expect(m.sources.map((x: { source: string }) => x.source)).toEqual([join(out, "calibration", "seed2-live"), join(out, "calibration", "seed3-live")])
       expect(m.arrival.arrivals).toBeGreaterThan(0)
       // Makers that follow the book: the live tape's makers and bots re-quote around the rest of the book.

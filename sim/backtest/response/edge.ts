@@ -3,13 +3,24 @@
 // (Bid(t) − M(t + H)) ÷ tick: what the touch offers against where the price is going. For each
 // side and each candidate horizon H, the seconds the touch offered each edge (exposure) and the
 // takers that came at each edge are bucketed; the rate per bucket is the monotone (isotonic)
-// Poisson maximum likelihood; the H whose fit explains the arrival times best (log-likelihood
-// over a constant rate, both sides) is kept. docs/backtesting.md "The market-response model".
+// Poisson maximum likelihood. H is given (ARRIVAL_HORIZON_SEC unless told), or, by the rule
+// "likelihood", the candidate whose fit explains the arrival times best (log-likelihood over a
+// constant rate, both sides). The likelihood favours short horizons for a reason a backtest
+// cannot use: a taker's arrival moves the mid within H, so the seconds before it read as a high
+// edge (docs/backtesting.md "Which horizon").
 import { isotonicRates } from "./isotonic.ts"
 import { type EdgeArrival, type EdgeBucket, type EdgeCandidate, type EdgeSide, round } from "./model.ts"
 import { indexAt, mid2At, type TouchPath } from "./touch.ts"
 
+/** The horizons whose log-likelihood gain the fit reports (and chooses among by the rule "likelihood"). */
 export const EDGE_HORIZONS_SEC = [5, 15, 30, 60] as const
+/**
+ * The horizon applied unless told: chosen on calibration backtests (liquidity-midnight seeds
+ * 201–213, two folds), not by the likelihood, which picks 15 s there (docs "Which horizon").
+ */
+export const ARRIVAL_HORIZON_SEC = 1800
+/** The arrival's horizon: given in seconds, or the candidate with the largest log-likelihood gain. */
+export type HorizonRule = number | "likelihood"
 /** The bucket width is the smallest of 1, 2, 5 × 10^k ticks that splits the central 90 % of exposure into at most this many buckets. */
 const TARGET_BUCKETS = 16
 /** The end buckets pool the tails until each holds this share of the side's exposure (and at least TAIL_MIN_SEC). */
@@ -227,18 +238,24 @@ const fitSide = (s: SideData, w: number): EdgeSide => {
   }
 }
 
-/** Fits every candidate horizon on the same window and keeps the one whose fit explains the arrivals best (the shortest on a tie). */
-export const fitEdge = (tapes: ReadonlyArray<EdgeTape>, horizonsSec: ReadonlyArray<number> = EDGE_HORIZONS_SEC): EdgeArrival => {
-  const maxH = Math.max(...horizonsSec)
-  const data = horizonsSec.map((h) => ({ h, ...collect(tapes, h, maxH) }))
+/**
+ * Fits every candidate horizon (and a given one) on the same window, and keeps the given one, or
+ * by the rule "likelihood" the one whose fit explains the arrivals best (the shortest on a tie).
+ */
+export const fitEdge = (tapes: ReadonlyArray<EdgeTape>, horizonsSec: ReadonlyArray<number> = EDGE_HORIZONS_SEC, rule: HorizonRule = ARRIVAL_HORIZON_SEC): EdgeArrival => {
+  const hs = rule === "likelihood" || horizonsSec.includes(rule) ? [...horizonsSec] : [...horizonsSec, rule].sort((a, b) => a - b)
+  const maxH = Math.max(...hs)
+  const data = hs.map((h) => ({ h, ...collect(tapes, h, maxH) }))
   const w = bucketWidth(data.flatMap((x) => [x.buy, x.sell]))
   const fits = data.map((x) => ({ h: x.h, leftOut: x.leftOut, buy: fitSide(x.buy, w), sell: fitSide(x.sell, w) }))
   const candidates: EdgeCandidate[] = fits.map((f) => ({ horizon_sec: f.h, loglik_gain_buy: f.buy.loglik_gain, loglik_gain_sell: f.sell.loglik_gain }))
   let best = fits[0]!
-  for (const f of fits) if (f.buy.loglik_gain + f.sell.loglik_gain > best.buy.loglik_gain + best.sell.loglik_gain) best = f
+  if (rule === "likelihood") {
+    for (const f of fits) if (f.buy.loglik_gain + f.sell.loglik_gain > best.buy.loglik_gain + best.sell.loglik_gain) best = f
+  } else best = fits.find((f) => f.h === rule)!
   return {
     form: "takers per second against the edge e = (tape's mid H later − ask) ÷ tick for buyers, (bid − mid H later) ÷ tick for sellers; monotone (isotonic Poisson) in e, linear between bucket knots",
-    horizon_sec: best.h, bucket_ticks: w, candidates,
+    horizon_sec: best.h, horizon_rule: rule === "likelihood" ? "likelihood" : "given", bucket_ticks: w, candidates,
     arrivals: best.buy.arrivals + best.sell.arrivals, arrivals_left_out: best.leftOut, buy: best.buy, sell: best.sell
   }
 }

@@ -6,7 +6,7 @@
 import type { Dataset } from "../dataset.ts"
 import { KIND_TRADE, TAKER_BUY } from "../dataset.ts"
 import { type Cell, fitCurve } from "./curve.ts"
-import { type EdgeTape, fitEdge, type Taker } from "./edge.ts"
+import { ARRIVAL_HORIZON_SEC, EDGE_HORIZONS_SEC, type EdgeTape, fitEdge, type HorizonRule, type Taker } from "./edge.ts"
 import { type ArrivalCurve, type FitBucket, type GoodnessOfFit, type Markout, RESPONSE_FORMAT, RESPONSE_VERSION, type ResponseModel, round } from "./model.ts"
 import { fitFollow } from "./follow-fit.ts"
 import { fitSizeByEdge, sizeQuantiles } from "./size-edge.ts"
@@ -179,8 +179,8 @@ const markoutAt = (inputs: ReadonlyArray<{ arrivals: Arrival[]; paths: TouchPath
 
 const roundCurve = (c: ArrivalCurve): ArrivalCurve => ({ a_per_sec: round(c.a_per_sec), b_per_tick: round(c.b_per_tick), a_se: round(c.a_se), b_se: round(c.b_se), arrivals: c.arrivals })
 
-/** The model, pooled over every market of every input, in the order given. */
-export const fitResponse = (inputs: ReadonlyArray<FitInput>): ResponseModel => {
+/** The model, pooled over every market of every input, in the order given; the arrival's horizon by `horizon` (edge.ts). */
+export const fitResponse = (inputs: ReadonlyArray<FitInput>, horizon: HorizonRule = ARRIVAL_HORIZON_SEC): ResponseModel => {
   const all: Collected = { cells: new Map(), arrivals: [], oneSided: 0, exposureSec: 0 }
   const perInput: Array<{ arrivals: Arrival[]; paths: TouchPath[]; endMs: number }> = []
   const edgeTapes: EdgeTape[] = []
@@ -213,7 +213,7 @@ export const fitResponse = (inputs: ReadonlyArray<FitInput>): ResponseModel => {
     },
     size: sizeSummary(all.arrivals),
     information: { markouts, horizon_sec: APPLY_HORIZON_SEC, informed_share: Math.min(1, Math.max(0, applied.informed_share)) },
-    edge: fitEdge(edgeTapes),
+    edge: fitEdge(edgeTapes, EDGE_HORIZONS_SEC, horizon),
     size_by_edge: fitSizeByEdge(edgeTapes),
     follow: fitFollow(inputs.flatMap((i) => (i.orders === undefined ? [] : [i.orders])))
   }

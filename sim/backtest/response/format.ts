@@ -12,13 +12,19 @@ const curve = (name: string, c: ArrivalCurve): string =>
   `${name} a ${sig(c.a_per_sec)} ± ${sig(c.a_se, 2)} /s, b ${sig(c.b_per_tick)} ± ${sig(c.b_se, 2)} /tick (${c.arrivals} takers)`
 
 /** Version 2's applied arrival: the form, the horizon chosen and each candidate's log-likelihood gain. */
+/** How the applied horizon was chosen, as the horizon line says it. */
+const horizonRuleText = (e: NonNullable<ResponseModel["edge"]>): string =>
+  e.horizon_rule === "given"
+    ? "given; the default is chosen on calibration backtests, where the likelihood's choice sends takers a backtest's stale quote cannot have: docs \"Which horizon\""
+    : "the largest gain"
+
 const edgeLines = (m: ResponseModel): Array<[string, string]> => {
   const e = m.edge!
   const side = (s: typeof e.buy): string =>
     `${s.arrivals} takers, ${fixed(s.buckets[0]!.rate_per_sec * 3600, 1)}/h at the lowest edge to ${fixed(s.buckets[s.buckets.length - 1]!.rate_per_sec * 3600, 1)}/h at the highest, deviance ${fixed(s.deviance)} and χ² ${fixed(s.chi_square)} over ${s.buckets.length} buckets (${s.blocks} fitted levels)`
   return [
     ["arrival", `takers/s by edge e (ticks) = (tape's mid ${e.horizon_sec} s later − ask) for buyers, (bid − mid ${e.horizon_sec} s later) for sellers, non-decreasing in e (isotonic Poisson fit, linear between bucket knots), buckets of ${e.bucket_ticks} ticks; buy: ${side(e.buy)}; sell: ${side(e.sell)}; ${e.arrivals_left_out} takers left out (one-sided book, or past the tape's end − the longest horizon)`],
-    ["horizon", `${e.candidates.map((c) => `${c.horizon_sec} s ${plus(c.loglik_gain_buy + c.loglik_gain_sell)}`).join(", ")} (log-likelihood gain over a constant rate, buy + sell, nats): ${e.horizon_sec} s applied`]
+    ["horizon", `${e.candidates.map((c) => `${c.horizon_sec} s ${plus(c.loglik_gain_buy + c.loglik_gain_sell)}`).join(", ")} (log-likelihood gain over a constant rate, buy + sell, nats): ${e.horizon_sec} s applied (${horizonRuleText(e)})`]
   ]
 }
 

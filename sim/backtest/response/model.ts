@@ -97,6 +97,8 @@ export interface EdgeCandidate {
 export interface EdgeArrival {
   readonly form: string
   readonly horizon_sec: number
+  /** How horizon_sec was chosen: given (the default or `--horizon S`), or the largest log-likelihood gain among the candidates; absent in files fitted before the rule was written (the likelihood). */
+  readonly horizon_rule?: "given" | "likelihood"
   readonly bucket_ticks: number
   readonly candidates: ReadonlyArray<EdgeCandidate>
   /** Takers with a two-sided book at t and t + H within the window, and those left out. */
