@@ -11,6 +11,7 @@ import { ORDERS_MODES, type OrdersMode } from "./load.ts"
 import { applyKnobs, parseSet, parseSweep, type SweepAxis } from "./params.ts"
 import { figureName, resolveFigure, SWEEP_FIGURES } from "./sweep.ts"
 import { isQueueUrl } from "../queue/protocol.ts"
+import { ARRIVAL_HORIZON_SEC } from "./response/edge.ts"
 import { followingOnly, readResponseModel } from "./response/model.ts"
 import { DEFAULT_INTERVAL, DEFAULT_RESPONSE_DRAWS, type IntervalSpec } from "./interval.ts"
 import { type IntervalCalibration, readIntervalCalibration } from "./interval-calibration.ts"
@@ -46,7 +47,9 @@ export interface CliOptions {
 }
 
 export const USAGE = `usage: npm run backtest -- [options]
-       npm run backtest -- fit-response --data DIR [DIR…] --out model.json   (fit a market-response model from tapes)
+       npm run backtest -- fit-response --data DIR [DIR…] --out model.json [--horizon S|likelihood] [--json]
+                                   (fit a market-response model from tapes; --horizon: the arrival's horizon,
+                                   default ${ARRIVAL_HORIZON_SEC} s, likelihood: the candidate that explains the arrival times best)
 
 input (default: ${DEFAULT_DATA})
   --data DIR               a tape (npm run sim -- --tape DIR, npm run export): trades, book snapshots, fees, rewards config
