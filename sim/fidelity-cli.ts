@@ -17,6 +17,7 @@ import { coverageLines } from "./fidelity/coverage.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 import { ARRIVAL_HORIZON_SEC, type HorizonRule } from "./backtest/response/edge.ts"
+import { BacktestInputError } from "./backtest/dataset.ts"
 import { parseHorizonRule } from "./backtest/response/fit-cli.ts"
 
 const USAGE = `usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--follow-makers (with --calibrate: the tape's re-quoting makers follow the book, experimental)] [--response-horizon S|likelihood (with --calibrate: the response model's arrival horizon, default ${ARRIVAL_HORIZON_SEC} s)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
@@ -239,6 +240,14 @@ const calibrateIntervals = async (args: Args, bots: ReadonlyArray<string>, reali
   return c
 }
 
+/** The response model's arrival horizon must leave the calibration worlds a window to fit on (each tape read up to its end − the horizon). */
+const horizonWindowError = (args: Args, worldSec: number): string | null => {
+  if (args.calibrate === null) return null
+  const h = args.responseHorizon ?? ARRIVAL_HORIZON_SEC
+  if (h === "likelihood" || h < worldSec) return null
+  return `the response model's arrival horizon (${h} s${args.responseHorizon === null ? ", the default" : ""}) leaves no window to fit on in ${worldSec}-second calibration worlds (each tape is read up to its end − the horizon): give --response-horizon below ${worldSec}, e.g. ${Math.max(1, Math.floor(worldSec / 6))}, or a longer --duration`
+}
+
 // One piece: the CLI's steps in order (parse, load, run the seeds, print), each a few lines with its exit code.
 const main = async (): Promise<number> => {
   if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -278,10 +287,24 @@ const main = async (): Promise<number> => {
     process.stderr.write(`fidelity: ${floorError}\n`)
     return 2
   }
+  const windowError = horizonWindowError(args, args.durationSec ?? scenario.duration)
+  if (windowError !== null) {
+    process.stderr.write(`fidelity: ${windowError}\n`)
+    return 2
+  }
   const log = (line: string): void => void process.stderr.write(`${line}\n`)
-  const cal = args.calibrate === null ? null : await calibrate(args, log)
+  let cal: Awaited<ReturnType<typeof calibrate>> | null = null
+  let intervalCalibration: IntervalCalibration | null = null
+  try {
+    cal = args.calibrate === null ? null : await calibrate(args, log)
+    intervalCalibration = cal === null || !args.calibrateIntervals ? null : await calibrateIntervals(args, bots, cal.realised, log)
+  } catch (err) {
+    // A fit the calibration tapes cannot give (no two-sided book a horizon apart): one line, as fit-response says it.
+    if (!(err instanceof BacktestInputError)) throw err
+    process.stderr.write(`fidelity: ${err.message}\n`)
+    return 2
+  }
   const calibration = cal?.calibration ?? null
-  const intervalCalibration = cal === null || !args.calibrateIntervals ? null : await calibrateIntervals(args, bots, cal.realised, log)
   // Phase 1: the live worlds and the counterfactual tapes, on every worker.
   const realised = new Map<number, Realised[]>()
   const tapes = new Map<string, { dir: string; trades: number; snapshots: number }>()

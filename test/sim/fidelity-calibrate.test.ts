@@ -53,9 +53,11 @@ describe("npm run fidelity -- --calibrate", () => {
     }
   }, 120_000)
 
-  it("refuses --response-horizon without --calibrate, or not whole seconds nor likelihood: one line, exit 2", async () => {
+  it("refuses --response-horizon without --calibrate, not whole seconds nor likelihood, or a horizon that leaves the worlds no window: one line, exit 2, nothing run", async () => {
     const never = join(tmpdir(), "fidelity-never-written")
     const cases: Array<[string[], string]> = [
+      [["--calibrate", "2..3"], "fidelity: the response model's arrival horizon (1800 s, the default) leaves no window to fit on in 1800-second calibration worlds (each tape is read up to its end − the horizon): give --response-horizon below 1800, e.g. 300, or a longer --duration"],
+      [["--calibrate", "2..3", "--response-horizon", "3600"], "fidelity: the response model's arrival horizon (3600 s) leaves no window to fit on in 1800-second calibration worlds (each tape is read up to its end − the horizon): give --response-horizon below 1800, e.g. 300, or a longer --duration"],
       [["--response-horizon", "300"], "fidelity: --response-horizon: the horizon is the market-response model's; give --calibrate"],
       [["--calibrate", "2..3", "--response-horizon", "soon"], "fidelity: --response-horizon soon: expected whole seconds from 1 to 86400, or likelihood"]
     ]
@@ -63,6 +65,7 @@ describe("npm run fidelity -- --calibrate", () => {
       const r = await fidelity(["--seeds", "1", ...args, "--duration", "30m", "--out", never])
       expect(r.code, args.join(" ")).toBe(2)
       expect(r.stderr.split("\n")[0]).toBe(line)
+      expect(existsSync(never), "nothing written").toBe(false)
     }
   })
 
