@@ -18,7 +18,7 @@ import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 import { ARRIVAL_HORIZON_SEC, type HorizonRule } from "./backtest/response/edge.ts"
 import { BacktestInputError } from "./backtest/dataset.ts"
-import { parseHorizonRule } from "./backtest/response/fit-cli.ts"
+import { HORIZON_EXPECTED, parseHorizonRule } from "./backtest/response/fit-cli.ts"
 
 const USAGE = `usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--follow-makers (with --calibrate: the tape's re-quoting makers follow the book, experimental)] [--response-horizon S|likelihood (with --calibrate: the response model's arrival horizon, default ${ARRIVAL_HORIZON_SEC} s)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 const DURATION = /^(\d+)(s|m|h|d)$/
@@ -57,7 +57,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
     else if (a === "--response-horizon") {
       const v = value()
       const rule = parseHorizonRule(v)
-      if (rule === null) throw new Error(`--response-horizon ${v}: expected whole seconds from 1 to 86400, or likelihood`)
+      if (rule === null) throw new Error(`--response-horizon ${v}: ${HORIZON_EXPECTED}`)
       out.responseHorizon = rule
     }
     else if (a === "--duration") out.durationSec = dur(a, value())

@@ -13,6 +13,9 @@ import type { ResponseModel } from "./model.ts"
 
 export const FIT_USAGE = `usage: npm run backtest -- fit-response --data DIR [DIR…] --out model.json [--horizon S|likelihood (the arrival's horizon in seconds, default ${ARRIVAL_HORIZON_SEC}; likelihood: the candidate that explains the arrival times best)] [--json]`
 
+/** What `--horizon` (and fidelity's `--response-horizon`) accepts, as their refusals say it. */
+export const HORIZON_EXPECTED = "expected whole seconds from 1 to 86400, or likelihood"
+
 /** `--horizon`: whole seconds, 1 s … 1 day, or "likelihood" (edge.ts HorizonRule); null when the text is neither. */
 export const parseHorizonRule = (text: string): HorizonRule | null => {
   if (text === "likelihood") return text
@@ -48,7 +51,7 @@ const parseFitArgs = (argv: ReadonlyArray<string>): FitArgs | null => {
     } else if (a === "--horizon") {
       const v = argv[++i]
       const rule = v === undefined ? null : parseHorizonRule(v)
-      if (rule === null) throw new BacktestInputError(`fit-response: --horizon ${v ?? ""}: expected whole seconds from 1 to 86400, or likelihood`)
+      if (rule === null) throw new BacktestInputError(`fit-response: --horizon ${v ?? ""}: ${HORIZON_EXPECTED}`)
       horizon = rule
     } else throw new BacktestInputError(`fit-response: unknown argument "${a}" (${FIT_USAGE})`)
   }

@@ -11,13 +11,13 @@ const plus = (x: number): string => `${x > 0 ? "+" : ""}${fixed(x, 1)}`
 const curve = (name: string, c: ArrivalCurve): string =>
   `${name} a ${sig(c.a_per_sec)} ± ${sig(c.a_se, 2)} /s, b ${sig(c.b_per_tick)} ± ${sig(c.b_se, 2)} /tick (${c.arrivals} takers)`
 
-/** Version 2's applied arrival: the form, the horizon chosen and each candidate's log-likelihood gain. */
 /** How the applied horizon was chosen, as the horizon line says it. */
 const horizonRuleText = (e: NonNullable<ResponseModel["edge"]>): string =>
   e.horizon_rule === "given"
     ? "given; the default is chosen on calibration backtests, where the likelihood's choice sends takers a backtest's stale quote cannot have: docs \"Which horizon\""
     : "the largest gain"
 
+/** Version 2's applied arrival: the form, the horizon chosen and each candidate's log-likelihood gain. */
 const edgeLines = (m: ResponseModel): Array<[string, string]> => {
   const e = m.edge!
   const side = (s: typeof e.buy): string =>
