@@ -69,6 +69,19 @@ describe("npm run fidelity -- --calibrate", () => {
     }
   })
 
+  it("a fit the calibration tapes cannot give (2-minute worlds) ends in one line, exit 2, not a stack", async () => {
+    const out = mkdtempSync(join(tmpdir(), "fidelity-nofit-"))
+    try {
+      const r = await fidelity(["--seeds", "1", "--calibrate", "2..3", "--duration", "2m", "--response-horizon", "119", "--out", out])
+      expect(r.code).toBe(2)
+      const lines = r.stderr.trimEnd().split("\n").filter((l) => !/^fidelity: \d+\/\d+ /.test(l))
+      expect(lines).toEqual([`fidelity: fit-response: no taker traded at a two-sided book in ${join(out, "calibration", "seed2-live")}, ${join(out, "calibration", "seed3-live")}: nothing to fit`])
+      expect(existsSync(join(out, "calibration", "response-model.json"))).toBe(false)
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
+  })
+
   it("refuses --follow-makers without --calibrate: one line, exit 2", async () => {
     const r = await fidelity(["--seeds", "1", "--follow-makers", "--duration", "30m", "--out", join(tmpdir(), "fidelity-never-written")])
     expect(r.code).toBe(2)
