@@ -22,6 +22,7 @@ import { type AttributedFill, attribute, type PnlAttribution, poolAttribution } 
 import { type MidPath, midAt } from "../backtest/stats.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "../backtest/interval.ts"
 import { withInterval } from "../backtest/interval-run.ts"
+import { type BiasFigures, biasFigures } from "./bias.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
 import { type Coverage, coverageOf, type RunInterval, runIntervalOf } from "./coverage.ts"
 import type { ErrorRun } from "./conformal.ts"
@@ -485,6 +486,8 @@ export interface FidelitySummary extends PerRunFigures {
   readonly coverage: Coverage
   /** The headline model's trading PnL split, summed over bot-runs: realised, backtest, replay (null where none ran). */
   readonly pnl_attribution: { readonly realised: PnlAttribution | null; readonly backtest: PnlAttribution | null; readonly replay: PnlAttribution | null }
+  /** Which of the headline's per-run differences are systematic and which the worlds' noise: means with standard errors clustered by seed, and the pooled trading PnL's interval over seeds. */
+  readonly bias: BiasFigures
   readonly runs: ReadonlyArray<BotRun>
 }
 
@@ -504,13 +507,14 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
   }))
   const h = by.find((m) => m.queue === HEADLINE.queue && m.latency === HEADLINE.latency)
   const noRatios: Record<RatioKey, number> = { fills: 0, filled_contracts: 0, rewards: 0, rebates: 0 }
+  const headline = runs.map((r) => ({ seed: r.seed, realised: r.realised, backtest: pick(r, HEADLINE.queue, HEADLINE.latency), realisedTradingPnlAtCounterfactualMarksMicro: r.realisedTradingPnlAtCounterfactualMarksMicro }))
   return {
     scenario, seeds, snapshot_interval_sec: snapshotSec, headline: HEADLINE,
     median_ratio: { fills: h?.fills ?? null, filled_contracts: h?.filled_contracts ?? null, rewards: h?.rewards ?? null, rebates: h?.rebates ?? null },
     median_excluded_zero_zero: h?.excluded_zero_zero ?? noRatios,
     median_pnl_diff_usdc: h?.pnl_diff_usdc ?? null,
     median_pnl_diff_usdc_at_counterfactual_marks: h?.pnl_diff_usdc_at_counterfactual_marks ?? null,
-    ...perRunFigures(runs.map((r) => ({ realised: r.realised, backtest: pick(r, HEADLINE.queue, HEADLINE.latency), realisedTradingPnlAtCounterfactualMarksMicro: r.realisedTradingPnlAtCounterfactualMarksMicro }))),
+    ...perRunFigures(headline),
     by_model: by,
     replay,
     reward_days_one_side: {
@@ -521,6 +525,7 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
     target: { ratio: [0.8, 1.25], pnl_diff_usdc: 10 },
     coverage: coverageOf(runs.map((r) => ({ realised: r.realised, realisedTradingPnlAtCounterfactualMarksMicro: r.realisedTradingPnlAtCounterfactualMarksMicro, interval: r.interval ?? null }))),
     pnl_attribution: pooledAttributions(runs),
+    bias: biasFigures(headline),
     runs
   }
 }

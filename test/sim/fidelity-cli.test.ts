@@ -102,6 +102,16 @@ describe("npm run fidelity -- --json", () => {
       if (sxx === 0 || syy === 0) expect(s.pnl_correlation).toBeNull()
       else expect(s.pnl_correlation).toBeCloseTo(dx.reduce((a, x, i) => a + x * dy[i]!, 0) / Math.sqrt(sxx * syy), 9)
 
+      // Systematic or noise (sim/fidelity/bias.ts): one seed is one cluster, so each mean is given without a standard error, and no interval.
+      expect(s.bias.seeds).toBe(1)
+      expect(s.bias.trading_pnl_diff_usdc).toEqual({ mean: expect.any(Number), se: null, t: null, runs: 3 })
+      expect(s.bias.trading_pnl_diff_usdc.mean).toBeCloseTo(mean(err), 9)
+      expect(s.bias.trading_pnl_diff_usdc_at_counterfactual_marks.mean).toBeCloseTo(mean(cfErr), 9)
+      const logged = pairs.filter((p) => p.b.filledContracts > 0 && p.r.filledContracts > 0)
+      expect(s.bias.log_filled_contracts_ratio.left_out).toBe(3 - logged.length)
+      if (logged.length > 0) expect(s.bias.log_filled_contracts_ratio.ratio).toBeCloseTo(Math.exp(mean(logged.map((p) => Math.log(p.b.filledContracts / p.r.filledContracts)))), 9)
+      expect(s.bias.pooled_trading_pnl_ratio_95).toBeNull()
+
       const signed = pairs.filter((p) => p.r.tradingPnlMicro !== 0 || p.b.tradingPnlMicro !== 0)
       const agree = signed.filter((p) => Math.sign(p.r.tradingPnlMicro) === Math.sign(p.b.tradingPnlMicro)).length
       expect(s.sign_agreement).toEqual({ share: signed.length === 0 ? null : agree / signed.length, agree, rated: signed.length, excluded_both_zero: 3 - signed.length })
@@ -127,6 +137,8 @@ describe("npm run fidelity -- --json", () => {
       const x = s.median_excluded_zero_zero
       expect(txt).toContain(`left out of the headline medians as 0/0 (no ratio): fills ${x.fills}, contracts ${x.filled_contracts}, rewards ${x.rewards}, rebates ${x.rebates} of 3 runs`)
       expect(txt).toContain(`PnL error at the counterfactual's marks (USDC): q10 `)
+      expect(txt).toContain("systematic or the worlds' noise (mean per run ± standard error over 1 seed;")
+      expect(txt).toContain("pooled trading PnL ratio, 95 % over seeds drawn again (2000 draws): - (fewer than 2 seeds)")
       expect(txt).toContain(`PnL diff ${s.median_pnl_diff_usdc.toFixed(2)} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks.toFixed(2)} at the counterfactual's)`)
 
       // The interval (docs/backtesting.md "Intervals and coverage"): each run's headline backtest has one, around its own
