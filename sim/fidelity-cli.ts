@@ -14,7 +14,7 @@ import { type Calibration, calibrationDirOf, calibrationLines, calibrationTapeDi
 import { type CalibratedFigures, calibratedLines, calibratedRangeText, type ErrorRun, type IntervalCalibration, intervalCalibrationFileOf, intervalCalibrationOf, withCalibratedIntervals } from "./fidelity/conformal.ts"
 import { followingOnly, type ResponseModel } from "./backtest/response/model.ts"
 import { coverageLines } from "./fidelity/coverage.ts"
-import type { BiasFigures, LogRatio, MeanDiff } from "./fidelity/bias.ts"
+import { biasLines } from "./fidelity/bias.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 import { ARRIVAL_HORIZON_SEC, type HorizonRule } from "./backtest/response/edge.ts"
@@ -135,23 +135,10 @@ const perRunLines = (s: FidelitySummary): string[] => {
     `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}; within 10 USDC ${s.pnl_error_usdc.within_10_usdc.runs}/${s.pnl_error_usdc.runs} runs`,
     `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
     `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}; PnL correlation backtest vs realised over the runs ${s.pnl_correlation === null ? "-" : s.pnl_correlation.toFixed(2)}`,
-    ...biasLines(s.bias),
+    ...biasLines(s.bias, "  "),
     ...attributionLines(s.pnl_attribution),
     ...coverageLines(s.coverage, s.runs),
     ...(d.runs > 0 ? [`  WARNING reward days paid by one side only (not compared): ${d.realised_only} by the service only, ${d.backtest_only} by the backtest only, in ${d.runs} run(s)`] : [])
-  ]
-}
-
-/** Systematic or the worlds' noise (sim/fidelity/bias.ts): each difference's mean ± standard error over the seeds, and the pooled PnL's interval. */
-const biasLines = (b: BiasFigures): string[] => {
-  const pm = (m: MeanDiff): string =>
-    m.mean === null ? "-" : `${signed(m.mean)}${m.se === null ? "" : ` ± ${m.se.toFixed(2)}`}${m.t === null ? "" : ` (t ${m.t.toFixed(1)})`}`
-  const times = (l: LogRatio): string => (l.ratio === null ? "-" : `× ${l.ratio.toFixed(2)} (log ${pm(l)}${l.left_out > 0 ? `; ${l.left_out} run(s) at 0 left out` : ""})`)
-  const i = b.pooled_trading_pnl_ratio_95
-  return [
-    `  systematic or the worlds' noise (mean per run ± standard error over ${b.seeds} seed${b.seeds === 1 ? "" : "s"}; |t| beyond about 2 is unlikely to be noise):`,
-    `    trading PnL difference ${pm(b.trading_pnl_diff_usdc)} USDC, at the counterfactual's marks ${pm(b.trading_pnl_diff_usdc_at_counterfactual_marks)}; fills ${times(b.log_fills_ratio)}; contracts ${times(b.log_filled_contracts_ratio)}`,
-    `    pooled trading PnL ratio, 95 % over seeds drawn again (${b.bootstrap_draws} draws): ${i === null ? "- (fewer than 2 seeds)" : `${fmtRatio(i[0])} … ${fmtRatio(i[1])}`}`
   ]
 }
 

@@ -10,6 +10,7 @@ import type { JournalRecord } from "../../src/service/commands.ts"
 import { runScenario } from "../scenario/run.ts"
 import type { Scenario } from "../scenario/scenario.ts"
 import { type BotRun, botAgents, type Realised, realisedOf, realisedTradingPnlAt, type Side, userOfAgent } from "./fidelity.ts"
+import { type BiasFigures, biasFigures, biasLines } from "./bias.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
 
 /** The live world of `seed` once more without `without`: every bot's realised outcome there. */
@@ -42,7 +43,10 @@ export interface NoiseFloor {
   /** Bot-runs compared (a bot that did not start in both worlds is left out). */
   readonly runs: number
   /** The per-run figures with "backtest" read as the second live world: how often two live worlds agree run by run. */
-  readonly figures: Pick<PerRunFigures, "per_run_in_band" | "pooled_ratio" | "pooled_sums" | "pnl_error_usdc" | "sign_agreement" | "pnl_correlation">
+  readonly figures: Pick<PerRunFigures, "per_run_in_band" | "pooled_ratio" | "pooled_sums" | "pnl_error_usdc" | "sign_agreement" | "pnl_correlation"> & {
+    /** Which differences between the two worlds are systematic (removing a trader removes flow) and which their noise. */
+    readonly bias: BiasFigures
+  }
 }
 
 /** The judged runs' realised outcomes against the same bots' in the perturbed live worlds. */
@@ -50,12 +54,12 @@ export const noiseFloorOf = (runs: ReadonlyArray<BotRun>, perturbed: ReadonlyMap
   const pairs = runs.flatMap((run) => {
     const other = perturbed.get(run.seed)?.find((r) => r.agent === run.agent)
     if (other === undefined) return []
-    return [{ realised: run.realised, backtest: sideOf(other, run.rewardDays), realisedTradingPnlAtCounterfactualMarksMicro: run.realised.tradingPnlMicro }]
+    return [{ seed: run.seed, realised: run.realised, backtest: sideOf(other, run.rewardDays), realisedTradingPnlAtCounterfactualMarksMicro: run.realised.tradingPnlMicro }]
   })
   const f = perRunFigures(pairs)
   return {
     without, runs: pairs.length,
-    figures: { per_run_in_band: f.per_run_in_band, pooled_ratio: f.pooled_ratio, pooled_sums: f.pooled_sums, pnl_error_usdc: f.pnl_error_usdc, sign_agreement: f.sign_agreement, pnl_correlation: f.pnl_correlation }
+    figures: { per_run_in_band: f.per_run_in_band, pooled_ratio: f.pooled_ratio, pooled_sums: f.pooled_sums, pnl_error_usdc: f.pnl_error_usdc, sign_agreement: f.sign_agreement, pnl_correlation: f.pnl_correlation, bias: biasFigures(pairs) }
   }
 }
 
@@ -71,6 +75,7 @@ export const noiseFloorLines = (n: NoiseFloor | null): string[] => {
   return [
     `noise floor: the same bots in the live world without ${n.without}, against the live world (${n.runs} bot-runs; what no backtest can be expected to beat run by run):`,
     `  ratio in 0.8–1.25: fills ${b.fills.in_band}/${b.fills.rated}, contracts ${b.filled_contracts.in_band}/${b.filled_contracts.rated}; pooled trading PnL ${ratio(f.pooled_ratio.trading_pnl)} (${f.pooled_sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${f.pooled_sums.realised.trading_pnl_usdc.toFixed(2)} USDC)`,
-    `  PnL difference (USDC): q10 ${signed(e.q10)}, q50 ${signed(e.q50)}, q90 ${signed(e.q90)} (min ${signed(e.min)}, max ${signed(e.max)}); within 10 USDC ${e.within_10_usdc.runs}/${e.runs}; sign agrees ${f.sign_agreement.agree}/${f.sign_agreement.rated}; PnL correlation ${f.pnl_correlation === null ? "-" : f.pnl_correlation.toFixed(2)}`
+    `  PnL difference (USDC): q10 ${signed(e.q10)}, q50 ${signed(e.q50)}, q90 ${signed(e.q90)} (min ${signed(e.min)}, max ${signed(e.max)}); within 10 USDC ${e.within_10_usdc.runs}/${e.runs}; sign agrees ${f.sign_agreement.agree}/${f.sign_agreement.rated}; PnL correlation ${f.pnl_correlation === null ? "-" : f.pnl_correlation.toFixed(2)}`,
+    ...biasLines(f.bias, "  ")
   ]
 }

@@ -133,6 +133,7 @@ describe("npm run fidelity -- --calibrate", () => {
       expect(s.noise_floor.runs).toBe(s.runs.length)
       expect(s.noise_floor.figures.pooled_sums.realised).toEqual(s.pooled_sums.realised)
       expect(s.noise_floor.figures.pnl_error_usdc.runs).toBe(s.runs.length)
+      expect(s.noise_floor.figures.bias.trading_pnl_diff_usdc.runs).toBe(s.runs.length)
       expect(cal).toContain(`noise floor: the same bots in the live world without noise-2-11, against the live world (${s.runs.length} bot-runs`)
       // Every counterfactual backtest ran with the model (its response fills counted); the replay did not.
       for (const run of s.runs) {

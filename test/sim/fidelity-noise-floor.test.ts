@@ -40,6 +40,14 @@ describe("the noise floor", () => {
     expect(lines[0]).toBe("noise floor: the same bots in the live world without noise-2-11, against the live world (2 bot-runs; what no backtest can be expected to beat run by run):")
     expect(lines[1]).toBe("  ratio in 0.8–1.25: fills 1/2, contracts 1/2; pooled trading PnL -0.31 (5.00 vs -16.00 USDC)")
     expect(lines[2]).toContain("within 10 USDC 1/2; sign agrees 1/2")
+    // Systematic or noise: the two compared runs are one seed's, so a mean without a standard error.
+    expect(f.bias.seeds).toBe(1)
+    expect(f.bias.trading_pnl_diff_usdc).toEqual({ mean: 10.5, se: null, t: null, runs: 2 })
+    expect(f.bias.log_fills_ratio.ratio).toBeCloseTo(Math.sqrt((12 / 10) * (30 / 20)), 12)
+    expect(f.bias.pooled_trading_pnl_ratio_95).toBeNull()
+    expect(lines[3]).toBe("  systematic or the worlds' noise (mean per run ± standard error over 1 seed; |t| beyond about 2 is unlikely to be noise):")
+    expect(lines[4]).toMatch(/^ {4}trading PnL difference \+10\.50 USDC, at the counterfactual's marks \+10\.50; fills × 1\.34 \(log \+0\.29\); contracts × 0\.82 \(log -0\.20\)$/)
+    expect(lines[5]).toBe("    pooled trading PnL ratio, 95 % over seeds drawn again (2000 draws): - (fewer than 2 seeds)")
     expect(noiseFloorLines(null)).toEqual([])
   })
 
