@@ -3,11 +3,11 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
-import { Worker } from "node:worker_threads"
 import { type NoiseFloor, noiseFloorAgentError, noiseFloorLines, noiseFloorOf } from "./fidelity/noise-floor.ts"
 import { agentNames } from "./scenario/run.ts"
 import { botAgents, type BotRun, type FidelitySummary, HEADLINE, LATENCY_MODELS, QUEUE_MODELS, type Realised, replayDirOf, summarise, tapeDirOf } from "./fidelity/fidelity.ts"
 import type { FidelityJob } from "./fidelity/worker.ts"
+import { pool } from "./fidelity/pool.ts"
 import { loadScenario, ScenarioError } from "./scenario/scenario.ts"
 import { parseSeeds } from "./sweep/sweep.ts"
 import { type Calibration, calibrationDirOf, calibrationLines, calibrationTapeDirOf, fitCalibration, overlapError } from "./fidelity/calibrate.ts"
@@ -87,27 +87,6 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
   }
   out.interval = { ...out.interval, draws: out.calibrate === null ? 0 : (out.draws ?? FIDELITY_DRAWS) }
   return out
-}
-
-/** Runs jobs on a pool of worker threads; results in completion order through `onResult`. */
-const pool = async (args: Args, jobs: FidelityJob[], onResult: (job: FidelityJob, result: unknown) => void): Promise<void> => {
-  const queue = [...jobs]
-  const failures: string[] = []
-  const runWorker = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const w = new Worker(new URL("./fidelity/worker.mjs", import.meta.url), { workerData: { file: args.file, durationSec: args.durationSec, snapshotSec: args.snapshotSec } })
-      const next = (): void => void w.postMessage(queue.shift() ?? null)
-      w.on("message", (m: { job: FidelityJob; result?: unknown; error?: string }) => {
-        if (m.error !== undefined) failures.push(`${m.job.kind} seed ${m.job.seed}: ${m.error}`)
-        else onResult(m.job, m.result)
-        next()
-      })
-      w.on("error", reject)
-      w.on("exit", () => resolve())
-      next()
-    })
-  await Promise.all(Array.from({ length: Math.min(args.workers, Math.max(1, jobs.length)) }, runWorker))
-  if (failures.length > 0) throw new Error(failures.join("\n"))
 }
 
 const fmtRatio = (x: number | null): string => (x === null ? "-" : Number.isFinite(x) ? x.toFixed(2) : "inf")
@@ -195,10 +174,10 @@ const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloo
   return lines.join("\n")
 }
 
-/** Phase 0 (with --calibrate): the calibration seeds' live worlds and tapes, then the fit on them alone. */
 /** The fitted model as the backtests apply it: its makers follow the book only with --follow-makers. */
 const applied = (args: Args, m: ResponseModel | null): ResponseModel | null => (m === null ? null : followingOnly(m, args.followMakers))
 
+/** Phase 0 (with --calibrate): the calibration seeds' live worlds and tapes, then the fit on them alone. */
 const calibrate = async (args: Args, log: (line: string) => void): Promise<{ calibration: Calibration; realised: Map<number, Realised[]> }> => {
   const jobs: FidelityJob[] = args.calibrate!.map((seed) => ({ kind: "calibrate", seed, dir: calibrationDirOf(args.out, seed) }) as const)
   const realised = new Map<number, Realised[]>()

@@ -7,6 +7,7 @@ import type { ResponseModel } from "../backtest/response/model.ts"
 import { fitLeavingOut, runCalibrationWorld } from "./calibrate.ts"
 import type { IntervalSpec } from "../backtest/interval.ts"
 import { runPerturbed } from "./noise-floor.ts"
+import { BacktestInputError } from "../backtest/dataset.ts"
 
 export type FidelityJob =
   | { readonly kind: "live"; readonly seed: number; readonly out: string }
@@ -19,6 +20,14 @@ export type FidelityJob =
   | { readonly kind: "calibration-backtest"; readonly seed: number; readonly realised: Realised; readonly dir: string; readonly response: ResponseModel | null }
   /** The noise floor: the live world once more without one (non-bot) agent. */
   | { readonly kind: "perturbed"; readonly seed: number; readonly without: string }
+
+/** A worker's answer to one job: its result, or its failure (`input`: a BacktestInputError, given as its message alone). */
+export interface JobReply {
+  readonly job: FidelityJob
+  readonly result?: unknown
+  readonly error?: string
+  readonly input?: boolean
+}
 
 const { file, durationSec, snapshotSec } = workerData as { file: string; durationSec: number | undefined; snapshotSec: number }
 const scenario = loadScenario(file)
@@ -37,9 +46,12 @@ const run = (job: FidelityJob): Promise<unknown> => {
 
 parentPort!.on("message", async (job: FidelityJob | null) => {
   if (job === null) return process.exit(0)
+  let reply: JobReply
   try {
-    parentPort!.postMessage({ job, result: await run(job) })
+    reply = { job, result: await run(job) }
   } catch (err) {
-    parentPort!.postMessage({ job, error: err instanceof Error ? (err.stack ?? err.message) : String(err) })
+    // An error's class does not cross the thread: say which kind it was.
+    reply = err instanceof BacktestInputError ? { job, error: err.message, input: true } : { job, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }
   }
+  parentPort!.postMessage(reply)
 })
