@@ -108,15 +108,18 @@ export const biasFigures = (pairs: ReadonlyArray<SeededPair>): BiasFigures => ({
 })
 
 const signed = (x: number): string => `${x > 0 ? "+" : ""}${x.toFixed(2)}`
-const pm = (m: MeanDiff): string => (m.mean === null ? "-" : `${signed(m.mean)}${m.se === null ? "" : ` ± ${m.se.toFixed(2)}`}${m.t === null ? "" : ` (t ${m.t.toFixed(1)})`}`)
-const times = (l: LogRatio): string => (l.ratio === null ? "-" : `× ${l.ratio.toFixed(2)} (log ${pm(l)}${l.left_out > 0 ? `; ${l.left_out} run(s) at 0 left out` : ""})`)
+const pmOnly = (m: MeanDiff): string => (m.mean === null ? "-" : `${signed(m.mean)}${m.se === null ? "" : ` ± ${m.se.toFixed(2)}`}`)
+const tOf = (m: MeanDiff): string | null => (m.t === null ? null : `t ${m.t.toFixed(1)}`)
+const pm = (m: MeanDiff, unit = ""): string => `${pmOnly(m)}${unit}${tOf(m) === null ? "" : ` (${tOf(m)})`}`
+const times = (l: LogRatio): string =>
+  l.ratio === null ? "-" : `× ${l.ratio.toFixed(2)} (${[`log ${pmOnly(l)}`, tOf(l), l.left_out > 0 ? `${l.left_out} run(s) at 0 left out` : null].filter((x) => x !== null).join(", ")})`
 
 /** The text table's lines, indented by `indent`. */
 export const biasLines = (b: BiasFigures, indent: string): string[] => {
   const i = b.pooled_trading_pnl_ratio_95
   return [
     `${indent}systematic or the worlds' noise (mean per run ± standard error over ${b.seeds} seed${b.seeds === 1 ? "" : "s"}; |t| beyond about 2 is unlikely to be noise):`,
-    `${indent}  trading PnL difference ${pm(b.trading_pnl_diff_usdc)} USDC, at the counterfactual's marks ${pm(b.trading_pnl_diff_usdc_at_counterfactual_marks)}; fills ${times(b.log_fills_ratio)}; contracts ${times(b.log_filled_contracts_ratio)}`,
+    `${indent}  trading PnL difference ${pm(b.trading_pnl_diff_usdc, " USDC")}, at the counterfactual's marks ${pm(b.trading_pnl_diff_usdc_at_counterfactual_marks)}; fills ${times(b.log_fills_ratio)}; contracts ${times(b.log_filled_contracts_ratio)}`,
     `${indent}  pooled trading PnL ratio, 95 % over seeds drawn again (${b.bootstrap_draws} draws): ${i === null ? "- (fewer than 2 seeds)" : `${i[0].toFixed(2)} … ${i[1].toFixed(2)}`}`
   ]
 }
