@@ -47,6 +47,8 @@ export interface BiasFigures {
 }
 
 export const BOOTSTRAP_DRAWS = 2000
+/** Below this many seeds a clustered standard error (and so t) is itself too uncertain to lean on: the text says so. */
+export const FEW_SEEDS = 10
 
 /** The mean of values grouped by seed, with the cluster-robust standard error (S ÷ (S − 1) small-sample factor). */
 export const clusteredMean = (rows: ReadonlyArray<{ seed: number; value: number }>): MeanDiff => {
@@ -118,7 +120,7 @@ const times = (l: LogRatio): string =>
 export const biasLines = (b: BiasFigures, indent: string): string[] => {
   const i = b.pooled_trading_pnl_ratio_95
   return [
-    `${indent}systematic or the worlds' noise (mean per run ± standard error over ${b.seeds} seed${b.seeds === 1 ? "" : "s"}; |t| beyond about 2 is unlikely to be noise):`,
+    `${indent}systematic or the worlds' noise (mean per run ± standard error over ${b.seeds} seed${b.seeds === 1 ? "" : "s"}; |t| beyond about 2 is unlikely to be noise${b.seeds >= 2 && b.seeds < FEW_SEEDS ? `; over fewer than ${FEW_SEEDS} seeds the errors are rough` : ""}):`,
     `${indent}  trading PnL difference ${pm(b.trading_pnl_diff_usdc, " USDC")}, at the counterfactual's marks ${pm(b.trading_pnl_diff_usdc_at_counterfactual_marks)}; fills ${times(b.log_fills_ratio)}; contracts ${times(b.log_filled_contracts_ratio)}`,
     `${indent}  pooled trading PnL ratio, 95 % over seeds drawn again (${b.bootstrap_draws} draws): ${i === null ? "- (fewer than 2 seeds)" : `${i[0].toFixed(2)} … ${i[1].toFixed(2)}`}`
   ]

@@ -48,7 +48,7 @@ describe("systematic or noise", () => {
     expect(f.bootstrap_draws).toBe(2000)
     // The text table: each mean with its standard error and t, the runs left out, the interval.
     const lines = biasLines(f, "  ")
-    expect(lines[0]).toBe("  systematic or the worlds' noise (mean per run ± standard error over 2 seeds; |t| beyond about 2 is unlikely to be noise):")
+    expect(lines[0]).toBe("  systematic or the worlds' noise (mean per run ± standard error over 2 seeds; |t| beyond about 2 is unlikely to be noise; over fewer than 10 seeds the errors are rough):")
     // PnL: differences 20, 0 | −1, 2: mean 5.25, seed deviations ±9.5, se √(2 · 2 · 9.5²) / 4 = 4.75; at the counterfactual's marks 10, 5 | −1, 1: 3.75 ± 3.75.
     expect(lines[1]).toBe("    trading PnL difference +5.25 ± 4.75 USDC (t 1.1), at the counterfactual's marks +3.75 ± 3.75 (t 1.0); fills × 1.00 (log 0.00 ± 0.46, t 0.0, 1 run(s) at 0 left out); contracts × 1.00 (log 0.00 ± 0.46, t 0.0, 1 run(s) at 0 left out)")
     expect(lines[2]).toMatch(/^ {4}pooled trading PnL ratio, 95 % over seeds drawn again \(2000 draws\): -?\d+\.\d\d … -?\d+\.\d\d$/)
