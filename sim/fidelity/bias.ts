@@ -3,16 +3,13 @@
 // per-run difference is also given as a mean with its standard error. The bot-runs of one seed
 // share one live world (and its tapes), so they are not independent: the standard error is
 // clustered by seed, and the pooled trading PnL's interval resamples whole seeds.
-import { quantile } from "./figures.ts"
+import { quantile, type RunPair } from "./figures.ts"
 import type { Side } from "./fidelity.ts"
 import { Rng } from "../world/random.ts"
 
-/** One bot-run: its seed (its world), the realised side (at the live market's marks) and its headline backtest. */
-export interface SeededPair {
+/** One bot-run as the per-run figures see it, with its seed (its world). */
+export interface SeededPair extends RunPair {
   readonly seed: number
-  readonly realised: Side
-  readonly backtest: Side
-  readonly realisedTradingPnlAtCounterfactualMarksMicro: number
 }
 
 export interface MeanDiff {
