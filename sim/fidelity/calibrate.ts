@@ -9,7 +9,7 @@ import type { HorizonRule } from "../backtest/response/edge.ts"
 import { fitTapes } from "../backtest/response/fit-cli.ts"
 import type { JournalRecord } from "../../src/service/commands.ts"
 import { runScenario } from "../scenario/run.ts"
-import { botAgents, type Realised, realisedOf, userOfAgent } from "./fidelity.ts"
+import { botAgents, type Realised, realisedOf, userOfAgent } from "./realised.ts"
 import type { Scenario } from "../scenario/scenario.ts"
 import { writeRunTape } from "../scenario/tape.ts"
 

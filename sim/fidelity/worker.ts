@@ -1,7 +1,8 @@
 // One worker thread of `npm run fidelity`: runs the jobs it is sent, one at a time.
 import type { HorizonRule } from "../backtest/response/edge.ts"
 import { parentPort, workerData } from "node:worker_threads"
-import { backtestBot, backtestHeadline, type Realised, runLive, runWithout } from "./fidelity.ts"
+import { backtestBot, backtestHeadline, runLive, runWithout } from "./fidelity.ts"
+import type { Realised } from "./realised.ts"
 import { loadScenario } from "../scenario/scenario.ts"
 import type { ResponseModel } from "../backtest/response/model.ts"
 import { fitLeavingOut, runCalibrationWorld } from "./calibrate.ts"

@@ -3,7 +3,7 @@
 // for the others until the market itself differs (the removed agent's first order).
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { userOfAgent } from "../../sim/fidelity/fidelity.ts"
+import { userOfAgent } from "../../sim/fidelity/realised.ts"
 import { runScenario } from "../../sim/scenario/run.ts"
 import { loadScenario } from "../../sim/scenario/scenario.ts"
 import type { OrderBody } from "../../src/service/commands.ts"

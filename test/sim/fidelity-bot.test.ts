@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { backtestBot, HEADLINE, type Realised } from "../../sim/fidelity/fidelity.ts"
+import { backtestBot, HEADLINE } from "../../sim/fidelity/fidelity.ts"
+import type { Realised } from "../../sim/fidelity/realised.ts"
 import { type Tape, type TapeOrderEvent, type TapeTrade, TAPE_FORMAT, writeTape } from "../../src/store/tape.ts"
 
 const MIDNIGHT = 1_767_398_400 // 2026-01-03T00:00:00Z

@@ -3,7 +3,8 @@
 // ends in) counts, one below or above is counted as such, runs without an interval are left out,
 // and the summary, its JSON and the text line carry the counts and the stated level.
 import { describe, expect, it } from "vitest"
-import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, summarise } from "../../sim/fidelity/fidelity.ts"
+import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS } from "../../sim/fidelity/fidelity.ts"
+import { summarise } from "../../sim/fidelity/summary.ts"
 import { coverageLines, coverageOf, type RunInterval, runIntervalOf } from "../../sim/fidelity/coverage.ts"
 
 const range = (pnl: [number, number], fills: [number, number], level = 0.9): RunInterval => ({ pnl_usdc: pnl, fills, level, draws: 0, resamples: 1000, block_sec: 600 })

@@ -2,7 +2,8 @@
 // "Per-run figures"): share of bot-runs in 0.8–1.25, pooled ratios, PnL error quantiles and sign
 // agreement, on hand-made rows whose expected values are worked out by hand in the comments.
 import { describe, expect, it } from "vitest"
-import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, type Side, summarise } from "../../sim/fidelity/fidelity.ts"
+import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, type Side } from "../../sim/fidelity/fidelity.ts"
+import { summarise } from "../../sim/fidelity/summary.ts"
 import { perRunFigures, quantile } from "../../sim/fidelity/figures.ts"
 
 const side = (fills: number, filledContracts: number, rewardsMicro: number, tradingPnlMicro: number, rebatesMicro = 0): Side => ({ fills, filledContracts, rewardsMicro, rebatesMicro, tradingPnlMicro })

@@ -3,7 +3,8 @@
 // without one agent, compared with the live world's by the same per-run figures as a backtest, on
 // hand-made runs; which agents may be left out.
 import { describe, expect, it } from "vitest"
-import { type BotRun, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, type Realised, type Side } from "../../sim/fidelity/fidelity.ts"
+import { type BotRun, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, type Side } from "../../sim/fidelity/fidelity.ts"
+import type { Realised } from "../../sim/fidelity/realised.ts"
 import { noiseFloorAgentError, noiseFloorLines, noiseFloorOf } from "../../sim/fidelity/noise-floor.ts"
 
 const side = (fills: number, filledContracts: number, rewardsMicro: number, tradingPnlMicro: number): Side => ({ fills, filledContracts, rewardsMicro, rebatesMicro: 0, tradingPnlMicro })

@@ -5,7 +5,8 @@
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS, summarise } from "../../sim/fidelity/fidelity.ts"
+import { type BotRun, HEADLINE, LATENCY_MODELS, type ModelResult, QUEUE_MODELS } from "../../sim/fidelity/fidelity.ts"
+import { summarise } from "../../sim/fidelity/summary.ts"
 
 // [fills, contracts, rewards, trading PnL at the live marks, rebates (default 0)]; the realised PnL at the counterfactual's marks is 3 USDC above the live one.
 type Figures = [number, number, number, number, number?]
