@@ -22,6 +22,7 @@ import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 import { ARRIVAL_HORIZON_SEC, type HorizonRule } from "./backtest/response/edge.ts"
 import { BacktestInputError } from "./backtest/dataset.ts"
 import { HORIZON_EXPECTED, parseHorizonRule } from "./backtest/response/fit-cli.ts"
+import { ratioText, signed } from "./fidelity/format.ts"
 
 const USAGE = `usage: npm run fidelity -- [scenario.json (default scenarios/liquidity-midnight.json)] [--seeds 1..6] [--calibrate 201..206 (fit the market-response model on these seeds' live tapes)] [--calibrate-intervals (with --calibrate: backtest the calibration seeds' bot-runs too and give each judged run a range from their errors; 90% needs 7 seeds)] [--noise-floor AGENT (e.g. noise-2-11: run each live world once more without it and compare the bots' realised outcomes by the same per-run figures)] [--follow-makers (with --calibrate: the tape's re-quoting makers follow the book, experimental)] [--response-horizon S|likelihood (with --calibrate: the response model's arrival horizon, default ${ARRIVAL_HORIZON_SEC} s)] [--draws N (with --calibrate: response-model draws per headline interval, default 10)] [--interval-level PCT (default 90)] [--block-sec S (default 600)] [--resamples N (default 1000)] [--duration 4h] [--snapshot-interval 0 (every change, default) | 1s | ...] [--workers N] [--out DIR] [--json]`
 const DURATION = /^(\d+)(s|m|h|d)$/
@@ -91,12 +92,10 @@ const parseArgs = (argv: ReadonlyArray<string>): Args => {
   return out
 }
 
-const fmtRatio = (x: number | null): string => (x === null ? "-" : Number.isFinite(x) ? x.toFixed(2) : "inf")
 const usdc = (micro: number): string => (micro / 1e6).toFixed(2)
 
 const share = (x: { in_band: number; rated: number; excluded_zero_zero: number }): string =>
   `${x.in_band}/${x.rated}${x.excluded_zero_zero > 0 ? ` (${x.excluded_zero_zero} at 0/0 left out)` : ""}`
-const signed = (x: number | null): string => (x === null ? "-" : `${x > 0 ? "+" : ""}${x.toFixed(2)}`)
 
 /** The headline model's per-run figures (sim/fidelity/figures.ts), under the medians. */
 const perRunLines = (s: FidelitySummary): string[] => {
@@ -111,8 +110,8 @@ const perRunLines = (s: FidelitySummary): string[] => {
   return [
     "per bot-run (headline model; realised PnL at the live market's final marks, and at the counterfactual's):",
     `  ratio in ${lo}–${hi}: fills ${share(b.fills)} runs, contracts ${share(b.filled_contracts)} runs`,
-    `  pooled Σ backtest ÷ Σ realised: fills ${fmtRatio(p.fills)}, contracts ${fmtRatio(p.filled_contracts)}, rewards ${fmtRatio(p.rewards)}, rebates ${fmtRatio(p.rebates)} (${sums.backtest.rebates_usdc.toFixed(2)} vs ${sums.realised.rebates_usdc.toFixed(2)} USDC realised), trading PnL ${fmtRatio(p.trading_pnl)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised.trading_pnl_usdc.toFixed(2)} USDC realised)`,
-    `  pooled trading PnL at the counterfactual's marks: ${fmtRatio(p.trading_pnl_at_counterfactual_marks)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised_trading_pnl_at_counterfactual_marks_usdc.toFixed(2)} USDC realised)`,
+    `  pooled Σ backtest ÷ Σ realised: fills ${ratioText(p.fills)}, contracts ${ratioText(p.filled_contracts)}, rewards ${ratioText(p.rewards)}, rebates ${ratioText(p.rebates)} (${sums.backtest.rebates_usdc.toFixed(2)} vs ${sums.realised.rebates_usdc.toFixed(2)} USDC realised), trading PnL ${ratioText(p.trading_pnl)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised.trading_pnl_usdc.toFixed(2)} USDC realised)`,
+    `  pooled trading PnL at the counterfactual's marks: ${ratioText(p.trading_pnl_at_counterfactual_marks)} (${sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${sums.realised_trading_pnl_at_counterfactual_marks_usdc.toFixed(2)} USDC realised)`,
     `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}; within 10 USDC ${s.pnl_error_usdc.within_10_usdc.runs}/${s.pnl_error_usdc.runs} runs`,
     `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
     `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}; PnL correlation backtest vs realised over the runs ${s.pnl_correlation === null ? "-" : s.pnl_correlation.toFixed(2)}`,
@@ -159,7 +158,7 @@ const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloo
   lines.push("medians of backtest ÷ realised (runs with 0 on both sides left out), and backtest − realised trading PnL (USDC per bot-run; realised at the live market's marks, and at the counterfactual's):")
   const mh = ["queue", "latency", "fills", "contracts", "rewards", "rebates", "PnL diff", "PnL diff cf marks"]
   const pnl = (x: number | null): string => (x === null ? "-" : x.toFixed(2))
-  const mrows = s.by_model.map((m) => [m.queue, m.latency, fmtRatio(m.fills), fmtRatio(m.filled_contracts), fmtRatio(m.rewards), fmtRatio(m.rebates), pnl(m.pnl_diff_usdc), pnl(m.pnl_diff_usdc_at_counterfactual_marks)])
+  const mrows = s.by_model.map((m) => [m.queue, m.latency, ratioText(m.fills), ratioText(m.filled_contracts), ratioText(m.rewards), ratioText(m.rebates), pnl(m.pnl_diff_usdc), pnl(m.pnl_diff_usdc_at_counterfactual_marks)])
   const mw = mh.map((x, c) => Math.max(x.length, ...mrows.map((row) => row[c]!.length)))
   const mf = (row: string[]): string => row.map((x, c) => x.padStart(mw[c]!)).join("  ")
   lines.push(mf(mh), ...mrows.map(mf))
@@ -167,12 +166,12 @@ const table = (s: FidelitySummary & CalibratedFigures & { noise_floor: NoiseFloo
   lines.push(`left out of the headline medians as 0/0 (no ratio): fills ${x.fills}, contracts ${x.filled_contracts}, rewards ${x.rewards}, rebates ${x.rebates} of ${s.runs.length} runs`, "")
   if (s.replay !== null) {
     const r = s.replay
-    lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${fmtRatio(r.fills)}, contracts ${fmtRatio(r.filled_contracts)}, rewards ${fmtRatio(r.rewards)}, rebates ${fmtRatio(r.rebates)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
+    lines.push(`replaying the live tape without the bot (headline model; the backtester's own error, no counterfactual): fills ${ratioText(r.fills)}, contracts ${ratioText(r.filled_contracts)}, rewards ${ratioText(r.rewards)}, rebates ${ratioText(r.rebates)}, PnL diff ${r.pnl_diff_usdc?.toFixed(2) ?? "-"} USDC`, "")
   }
   lines.push(...perRunLines(s), ...calibratedLines(s), "", ...noiseFloorLines(s.noise_floor), ...(s.noise_floor === null ? [] : [""]), ...calibrationLines(calibration, followMakers), "")
   const inRange = (x: number | null): boolean => x !== null && x >= s.target.ratio[0] && x <= s.target.ratio[1]
   const ok = inRange(s.median_ratio.fills) && inRange(s.median_ratio.filled_contracts) && inRange(s.median_ratio.rewards) && s.median_pnl_diff_usdc !== null && Math.abs(s.median_pnl_diff_usdc) <= s.target.pnl_diff_usdc
-  lines.push(`headline: fills ${fmtRatio(s.median_ratio.fills)}, contracts ${fmtRatio(s.median_ratio.filled_contracts)}, rewards ${fmtRatio(s.median_ratio.rewards)}, rebates ${fmtRatio(s.median_ratio.rebates)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks?.toFixed(2) ?? "-"} at the counterfactual's) — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
+  lines.push(`headline: fills ${ratioText(s.median_ratio.fills)}, contracts ${ratioText(s.median_ratio.filled_contracts)}, rewards ${ratioText(s.median_ratio.rewards)}, rebates ${ratioText(s.median_ratio.rebates)}, PnL diff ${s.median_pnl_diff_usdc?.toFixed(2) ?? "-"} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks?.toFixed(2) ?? "-"} at the counterfactual's) — target ratios 0.8–1.25 and |PnL diff| ≤ 10: ${ok ? "met" : "NOT met"}`)
   return lines.join("\n")
 }
 

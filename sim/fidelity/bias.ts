@@ -6,6 +6,7 @@
 import { quantile, type RunPair } from "./figures.ts"
 import type { Side } from "./fidelity.ts"
 import { Rng } from "../world/random.ts"
+import { signed } from "./format.ts"
 
 /** One bot-run as the per-run figures see it, with its seed (its world). */
 export interface SeededPair extends RunPair {
@@ -106,7 +107,6 @@ export const biasFigures = (pairs: ReadonlyArray<SeededPair>): BiasFigures => ({
   bootstrap_draws: BOOTSTRAP_DRAWS
 })
 
-const signed = (x: number): string => `${x > 0 ? "+" : ""}${x.toFixed(2)}`
 const pmOnly = (m: MeanDiff): string => (m.mean === null ? "-" : `${signed(m.mean)}${m.se === null ? "" : ` ± ${m.se.toFixed(2)}`}`)
 const tOf = (m: MeanDiff): string | null => (m.t === null ? null : `t ${m.t.toFixed(1)}`)
 const pm = (m: MeanDiff, unit = ""): string => `${pmOnly(m)}${unit}${tOf(m) === null ? "" : ` (${tOf(m)})`}`

@@ -13,6 +13,7 @@ import { type BotRun, type Side } from "./fidelity.ts"
 import { botAgents, type Realised, realisedOf, realisedTradingPnlAt, userOfAgent } from "./realised.ts"
 import { type BiasFigures, biasFigures, biasLines } from "./bias.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
+import { ratioText, signed } from "./format.ts"
 
 /** The live world of `seed` once more without `without`: every bot's realised outcome there. */
 export const runPerturbed = async (scenario: Scenario, seed: number, without: string, durationSec?: number): Promise<Realised[]> => {
@@ -64,8 +65,6 @@ export const noiseFloorOf = (runs: ReadonlyArray<BotRun>, perturbed: ReadonlyMap
   }
 }
 
-const ratio = (x: number | null): string => (x === null ? "-" : x.toFixed(2))
-const signed = (x: number | null): string => (x === null ? "-" : `${x > 0 ? "+" : ""}${x.toFixed(2)}`)
 
 /** The text table's lines: the same per-run figures between two live worlds, beside the backtest's. */
 export const noiseFloorLines = (n: NoiseFloor | null): string[] => {
@@ -75,7 +74,7 @@ export const noiseFloorLines = (n: NoiseFloor | null): string[] => {
   const e = f.pnl_error_usdc
   return [
     `noise floor: the same bots in the live world without ${n.without}, against the live world (${n.runs} bot-runs; what no backtest can be expected to beat run by run):`,
-    `  ratio in 0.8–1.25: fills ${b.fills.in_band}/${b.fills.rated}, contracts ${b.filled_contracts.in_band}/${b.filled_contracts.rated}; pooled trading PnL ${ratio(f.pooled_ratio.trading_pnl)} (${f.pooled_sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${f.pooled_sums.realised.trading_pnl_usdc.toFixed(2)} USDC)`,
+    `  ratio in 0.8–1.25: fills ${b.fills.in_band}/${b.fills.rated}, contracts ${b.filled_contracts.in_band}/${b.filled_contracts.rated}; pooled trading PnL ${ratioText(f.pooled_ratio.trading_pnl)} (${f.pooled_sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${f.pooled_sums.realised.trading_pnl_usdc.toFixed(2)} USDC)`,
     `  PnL difference (USDC): q10 ${signed(e.q10)}, q50 ${signed(e.q50)}, q90 ${signed(e.q90)} (min ${signed(e.min)}, max ${signed(e.max)}); within 10 USDC ${e.within_10_usdc.runs}/${e.runs}; sign agrees ${f.sign_agreement.agree}/${f.sign_agreement.rated}; PnL correlation ${f.pnl_correlation === null ? "-" : f.pnl_correlation.toFixed(2)}`,
     ...biasLines(f.bias, "  ")
   ]
