@@ -17,6 +17,7 @@ import { type CalibratedFigures, calibratedLines, calibratedRangeText, type Erro
 import { followingOnly, type ResponseModel } from "./backtest/response/model.ts"
 import { coverageLines } from "./fidelity/coverage.ts"
 import { biasLines } from "./fidelity/bias.ts"
+import { marksApartText } from "./fidelity/marks.ts"
 import { attributionText } from "./backtest/attribution.ts"
 import { DEFAULT_INTERVAL, type IntervalSpec } from "./backtest/interval.ts"
 import { ARRIVAL_HORIZON_SEC, type HorizonRule } from "./backtest/response/edge.ts"
@@ -115,6 +116,7 @@ const perRunLines = (s: FidelitySummary): string[] => {
     `  PnL error backtest − realised (USDC): ${quantiles(s.pnl_error_usdc)}; within 10 USDC ${s.pnl_error_usdc.within_10_usdc.runs}/${s.pnl_error_usdc.runs} runs`,
     `  PnL error at the counterfactual's marks (USDC): ${quantiles(s.pnl_error_usdc_at_counterfactual_marks)}`,
     `  PnL sign agrees: ${g.agree}/${g.rated} runs${g.excluded_both_zero > 0 ? ` (${g.excluded_both_zero} with both at 0 left out)` : ""}; at the counterfactual's marks ${gc.agree}/${gc.rated}; PnL correlation backtest vs realised over the runs ${s.pnl_correlation === null ? "-" : s.pnl_correlation.toFixed(2)}`,
+    `  final marks apart, the live market's against the counterfactual's (each the last mid of the others' book): ${marksApartText(s.final_marks_apart_bps)}`,
     ...biasLines(s.bias, "  "),
     ...attributionLines(s.pnl_attribution),
     ...coverageLines(s.coverage, s.runs),

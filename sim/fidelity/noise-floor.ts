@@ -13,6 +13,7 @@ import { type BotRun, type Side } from "./fidelity.ts"
 import { botAgents, type Realised, realisedOf, realisedTradingPnlAt, userOfAgent } from "./realised.ts"
 import { type BiasFigures, biasFigures, biasLines } from "./bias.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
+import { type MarksApart, marksApart, marksApartText } from "./marks.ts"
 import { ratioText, signed } from "./format.ts"
 
 /** The live world of `seed` once more without `without`: every bot's realised outcome there. */
@@ -48,6 +49,8 @@ export interface NoiseFloor {
   readonly figures: Pick<PerRunFigures, "per_run_in_band" | "pooled_ratio" | "pooled_sums" | "pnl_error_usdc" | "sign_agreement" | "pnl_correlation"> & {
     /** Which differences between the two worlds are systematic (removing a trader removes flow) and which their noise. */
     readonly bias: BiasFigures
+    /** How far the two live worlds' final marks stand apart, per bot-run market. */
+    readonly final_marks_apart_bps: MarksApart
   }
 }
 
@@ -56,15 +59,17 @@ export const noiseFloorOf = (runs: ReadonlyArray<BotRun>, perturbed: ReadonlyMap
   const pairs = runs.flatMap((run) => {
     const other = perturbed.get(run.seed)?.find((r) => r.agent === run.agent)
     if (other === undefined) return []
-    return [{ seed: run.seed, realised: run.realised, backtest: sideOf(other, run.rewardDays), realisedTradingPnlAtCounterfactualMarksMicro: run.realised.tradingPnlMicro }]
+    return [{ seed: run.seed, realised: run.realised, backtest: sideOf(other, run.rewardDays), realisedTradingPnlAtCounterfactualMarksMicro: run.realised.tradingPnlMicro, marks: { a: run.marks.live, b: other.liveMarksBps } }]
   })
   const f = perRunFigures(pairs)
   return {
     without, runs: pairs.length,
-    figures: { per_run_in_band: f.per_run_in_band, pooled_ratio: f.pooled_ratio, pooled_sums: f.pooled_sums, pnl_error_usdc: f.pnl_error_usdc, sign_agreement: f.sign_agreement, pnl_correlation: f.pnl_correlation, bias: biasFigures(pairs) }
+    figures: {
+      per_run_in_band: f.per_run_in_band, pooled_ratio: f.pooled_ratio, pooled_sums: f.pooled_sums, pnl_error_usdc: f.pnl_error_usdc, sign_agreement: f.sign_agreement,
+      pnl_correlation: f.pnl_correlation, bias: biasFigures(pairs), final_marks_apart_bps: marksApart(pairs.map((p) => p.marks))
+    }
   }
 }
-
 
 /** The text table's lines: the same per-run figures between two live worlds, beside the backtest's. */
 export const noiseFloorLines = (n: NoiseFloor | null): string[] => {
@@ -76,6 +81,7 @@ export const noiseFloorLines = (n: NoiseFloor | null): string[] => {
     `noise floor: the same bots in the live world without ${n.without}, against the live world (${n.runs} bot-runs; what no backtest can be expected to beat run by run):`,
     `  ratio in 0.8–1.25: fills ${b.fills.in_band}/${b.fills.rated}, contracts ${b.filled_contracts.in_band}/${b.filled_contracts.rated}; pooled trading PnL ${ratioText(f.pooled_ratio.trading_pnl)} (${f.pooled_sums.backtest.trading_pnl_usdc.toFixed(2)} vs ${f.pooled_sums.realised.trading_pnl_usdc.toFixed(2)} USDC)`,
     `  PnL difference (USDC): q10 ${signed(e.q10)}, q50 ${signed(e.q50)}, q90 ${signed(e.q90)} (min ${signed(e.min)}, max ${signed(e.max)}); within 10 USDC ${e.within_10_usdc.runs}/${e.runs}; sign agrees ${f.sign_agreement.agree}/${f.sign_agreement.rated}; PnL correlation ${f.pnl_correlation === null ? "-" : f.pnl_correlation.toFixed(2)}`,
+    `  final marks apart (each world's last mid of the others' book): ${marksApartText(f.final_marks_apart_bps)}`,
     ...biasLines(f.bias, "  ")
   ]
 }

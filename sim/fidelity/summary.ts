@@ -6,6 +6,7 @@ import { type BiasFigures, biasFigures } from "./bias.ts"
 import { type Coverage, coverageOf } from "./coverage.ts"
 import { type BotRun, HEADLINE, type ModelResult, type Side } from "./fidelity.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
+import { type MarksApart, marksApart } from "./marks.ts"
 
 /** The median of the values that have a ratio: NaN (0/0) is left out; +Infinity (x/0) is kept, as the largest. */
 const median = (xs: ReadonlyArray<number>): number | null => {
@@ -82,6 +83,8 @@ export interface FidelitySummary extends PerRunFigures {
   readonly pnl_attribution: { readonly realised: PnlAttribution | null; readonly backtest: PnlAttribution | null; readonly replay: PnlAttribution | null }
   /** Which of the headline's per-run differences are systematic and which the worlds' noise: means with standard errors clustered by seed, and the pooled trading PnL's interval over seeds. */
   readonly bias: BiasFigures
+  /** How far the live market's final marks stand from the counterfactual's, per bot-run market: the realised and the backtest PnL hold inventory at these. */
+  readonly final_marks_apart_bps: MarksApart
   readonly runs: ReadonlyArray<BotRun>
 }
 
@@ -120,6 +123,7 @@ export const summarise = (scenario: string, seeds: ReadonlyArray<number>, snapsh
     coverage: coverageOf(runs.map((r) => ({ realised: r.realised, realisedTradingPnlAtCounterfactualMarksMicro: r.realisedTradingPnlAtCounterfactualMarksMicro, interval: r.interval ?? null }))),
     pnl_attribution: pooledAttributions(runs),
     bias: biasFigures(headline),
+    final_marks_apart_bps: marksApart(runs.map((r) => ({ a: r.marks.live, b: r.marks.counterfactual }))),
     runs
   }
 }

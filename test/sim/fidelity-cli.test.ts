@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
+import { marksApart, marksApartText } from "../../sim/fidelity/marks.ts"
 
 const ROOT = join(import.meta.dirname, "..", "..")
 
@@ -17,6 +18,7 @@ interface RunJson {
   rewardDays: number[]; rewardDaysOneSide: { realisedOnly: number[]; backtestOnly: number[] }
   interval: { pnl_usdc: [number, number]; fills: [number, number]; level: number; draws: number; resamples: number; block_sec: number }
   attribution?: Record<"realised" | "backtest", { fills: number; edge_micro: number; inventory_micro: number }>
+  marks: { live: Record<string, number | null>; counterfactual: Record<string, number | null> }
 }
 
 /** The median as the output carries it: 0/0 (NaN) left out, x/0 kept as +∞, which JSON writes as null. */
@@ -112,6 +114,10 @@ describe("npm run fidelity -- --json", () => {
       if (logged.length > 0) expect(s.bias.log_filled_contracts_ratio.ratio).toBeCloseTo(Math.exp(mean(logged.map((p) => Math.log(p.b.filledContracts / p.r.filledContracts)))), 9)
       expect(s.bias.pooled_trading_pnl_ratio_95).toBeNull()
 
+      // The final marks' distance, recomputed from each run's marks (sim/fidelity/marks.ts), and its line.
+      expect(s.final_marks_apart_bps).toEqual(marksApart(runs.map((r) => ({ a: r.marks.live, b: r.marks.counterfactual }))))
+      expect(s.final_marks_apart_bps.markets).toBeGreaterThan(0)
+
       const signed = pairs.filter((p) => p.r.tradingPnlMicro !== 0 || p.b.tradingPnlMicro !== 0)
       const agree = signed.filter((p) => Math.sign(p.r.tradingPnlMicro) === Math.sign(p.b.tradingPnlMicro)).length
       expect(s.sign_agreement).toEqual({ share: signed.length === 0 ? null : agree / signed.length, agree, rated: signed.length, excluded_both_zero: 3 - signed.length })
@@ -137,6 +143,7 @@ describe("npm run fidelity -- --json", () => {
       const x = s.median_excluded_zero_zero
       expect(txt).toContain(`left out of the headline medians as 0/0 (no ratio): fills ${x.fills}, contracts ${x.filled_contracts}, rewards ${x.rewards}, rebates ${x.rebates} of 3 runs`)
       expect(txt).toContain(`PnL error at the counterfactual's marks (USDC): q10 `)
+      expect(txt).toContain(`final marks apart, the live market's against the counterfactual's (each the last mid of the others' book): ${marksApartText(s.final_marks_apart_bps)}`)
       expect(txt).toContain("systematic or the worlds' noise (mean per run ± standard error over 1 seed;")
       expect(txt).toContain("pooled trading PnL ratio, 95 % over seeds drawn again (2000 draws): - (fewer than 2 seeds)")
       expect(txt).toContain(`PnL diff ${s.median_pnl_diff_usdc.toFixed(2)} USDC at the live market's marks (${s.median_pnl_diff_usdc_at_counterfactual_marks.toFixed(2)} at the counterfactual's)`)

@@ -11,7 +11,7 @@ const side = (fills: number, filledContracts: number, rewardsMicro: number, trad
 
 const judged = (seed: number, agent: string, realised: Side): BotRun => ({
   seed, agent, tape: "x", tapeTrades: 1, tapeSnapshots: 1, rewardDays: [20_454], rewardDaysOneSide: { realisedOnly: [], backtestOnly: [] },
-  marks: { live: {}, counterfactual: {}, replay: null }, replay: null, replayRealisedTradingPnlMicro: null,
+  marks: { live: { m: 5000 }, counterfactual: {}, replay: null }, replay: null, replayRealisedTradingPnlMicro: null,
   realised, realisedTradingPnlAtCounterfactualMarksMicro: realised.tradingPnlMicro,
   backtests: QUEUE_MODELS.flatMap((queue) => LATENCY_MODELS.map((l): ModelResult => ({ queue, latency: l.name, ...realised, fillsFromBookMoves: 0, queueDecreasesAtOurLevel: 0 })))
 })
@@ -46,9 +46,12 @@ describe("the noise floor", () => {
     expect(f.bias.trading_pnl_diff_usdc).toEqual({ mean: 10.5, se: null, t: null, runs: 2 })
     expect(f.bias.log_fills_ratio.ratio).toBeCloseTo(Math.sqrt((12 / 10) * (30 / 20)), 12)
     expect(f.bias.pooled_trading_pnl_ratio_95).toBeNull()
-    expect(lines[3]).toBe("  systematic or the worlds' noise (mean per run ± standard error over 1 seed; |t| beyond about 2 is unlikely to be noise):")
-    expect(lines[4]).toMatch(/^ {4}trading PnL difference \+10\.50 USDC, at the counterfactual's marks \+10\.50; fills × 1\.34 \(log \+0\.29\); contracts × 0\.82 \(log -0\.20\)$/)
-    expect(lines[5]).toBe("    pooled trading PnL ratio, 95 % over seeds drawn again (2000 draws): - (fewer than 2 seeds)")
+    // The worlds' final marks in m: 5000 live against 6000 and 3000 in the second world.
+    expect(f.final_marks_apart_bps).toEqual({ markets: 2, q50_bps: 1500, q90_bps: 1900, max_bps: 2000 })
+    expect(lines[3]).toBe("  final marks apart (each world's last mid of the others' book): median 1500 bps, 90th percentile 1900, largest 2000 (2 bot-run markets)")
+    expect(lines[4]).toBe("  systematic or the worlds' noise (mean per run ± standard error over 1 seed; |t| beyond about 2 is unlikely to be noise):")
+    expect(lines[5]).toMatch(/^ {4}trading PnL difference \+10\.50 USDC, at the counterfactual's marks \+10\.50; fills × 1\.34 \(log \+0\.29\); contracts × 0\.82 \(log -0\.20\)$/)
+    expect(lines[6]).toBe("    pooled trading PnL ratio, 95 % over seeds drawn again (2000 draws): - (fewer than 2 seeds)")
     expect(noiseFloorLines(null)).toEqual([])
   })
 
