@@ -138,13 +138,13 @@ class Run {
   ) {
     // An order-level tape gives each owner its own wallet (rewards score and cap per maker), up to a bound.
     const wallets = d.orders > 0 ? Math.min(MAX_OWNER_WALLETS, Math.max(config.bgMakers, d.owners.length)) : config.bgMakers
-    let tally: RunTally | null = null
-    const v = new Venue(d.markets, config.capitalMicro, config, wallets, config.bookMoveFills, (ms, ev, cause) => tally!.onFill(ms, ev, cause, v.nowMs), {
+    // Our fills go to the tally, made right after the venue (it counts on the venue's LP account); no fill comes before.
+    const v = new Venue(d.markets, config.capitalMicro, config, wallets, config.bookMoveFills, (ms, ev, cause) => this.tally.onFill(ms, ev, cause, v.nowMs), {
       ...(opts.tap === undefined ? {} : { tap: opts.tap }),
       ...(opts.onRecord === undefined ? {} : { onRecord: opts.onRecord })
     })
     this.v = v
-    this.tally = tally = new RunTally(v.lpAccount, config.capitalMicro)
+    this.tally = new RunTally(v.lpAccount, config.capitalMicro)
     this.botStartMs = Math.max(d.tMs[0]!, config.startSec === null ? 0 : config.startSec * 1000)
     const tickMs = config.feedLatency.tickMs ?? 0
     // A ticked bot (the server-managed one) takes its first step at the first tick after its start, as live.
