@@ -9,7 +9,7 @@
 import type { JournalRecord } from "../../src/service/commands.ts"
 import { runScenario } from "../scenario/run.ts"
 import type { Scenario } from "../scenario/scenario.ts"
-import { type BotRun, type Side } from "./fidelity.ts"
+import type { BotRun, Side } from "./fidelity.ts"
 import { botAgents, type Realised, realisedOf, realisedTradingPnlAt, userOfAgent } from "./realised.ts"
 import { type BiasFigures, biasFigures, biasLines } from "./bias.ts"
 import { type PerRunFigures, perRunFigures } from "./figures.ts"
