@@ -106,6 +106,14 @@ export class ChainGuard implements ChainGuardPort {
     return this.halted !== null
   }
 
+  /**
+   * True while the anchor's block was missing on the last pass and no halt followed yet: a lagging
+   * node or a chain that lost it, which the next pass decides. Until then the chain is not checked.
+   */
+  get deciding(): boolean {
+    return this.halted === null && this.missing > 0
+  }
+
   status(): ChainGuardStatus {
     return { state: this.halted === null ? "ok" : "halted", checkpoint: this.checkpoint, savedThrough: this.savedThrough, halt: this.halted }
   }

@@ -10,8 +10,13 @@ export interface ChainProbeResult {
   /** head − the last block the watcher scanned; null when the head is unknown. */
   readonly lagBlocks: number | null
   readonly halted: boolean
-  /** Whether the deposit watcher has finished a pass (and so the chain guard has checked the chain) since the start. */
+  /**
+   * Whether the chain guard has checked the chain since the start: the deposit watcher finished a
+   * pass, and the guard is not waiting on a second pass to tell a missing anchor block from a halt.
+   */
   readonly checked: boolean
+  /** The guard found its anchor block missing on the last pass and waits on the next to tell a lagging node from a halt. */
+  readonly deciding: boolean
   /** Why the head is unknown. */
   readonly error: string | null
 }
@@ -23,7 +28,7 @@ export interface ChainProbe {
 export interface ChainProbeOptions {
   readonly chain: Pick<Chain, "head">
   readonly watcher: { readonly scannedThroughBlock: bigint; readonly passed: boolean }
-  readonly guard: { readonly isHalted: boolean }
+  readonly guard: { readonly isHalted: boolean; readonly deciding: boolean }
   /** How long the head may take to answer. */
   readonly timeoutMs: number
 }
@@ -32,14 +37,16 @@ export interface ChainProbeOptions {
 export const chainProbe = (o: ChainProbeOptions): ChainProbe => ({
   probe: async () => {
     const halted = o.guard.isHalted
-    const checked = o.watcher.passed
+    // A pass that found the anchor missing once checked nothing yet: ready now could be a halt a pass later.
+    const deciding = o.guard.deciding
+    const checked = o.watcher.passed && !deciding
     try {
       const head = await within(() => o.chain.head(), o.timeoutMs, () => new Error(`no answer within ${o.timeoutMs} ms`))
       const lag = head - o.watcher.scannedThroughBlock
-      return { head, lagBlocks: Number(lag < 0n ? 0n : lag), halted, checked, error: null }
+      return { head, lagBlocks: Number(lag < 0n ? 0n : lag), halted, checked, deciding, error: null }
     } catch (err) {
       const message = err instanceof Error ? err.message.split("\n")[0]! : String(err)
-      return { head: null, lagBlocks: null, halted, checked, error: message.slice(0, 160) }
+      return { head: null, lagBlocks: null, halted, checked, deciding, error: message.slice(0, 160) }
     }
   }
 })

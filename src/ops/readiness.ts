@@ -87,6 +87,7 @@ const chainCheck = async (o: ReadinessOptions): Promise<Check> => {
   if (p.halted) return { ok: false, detail: "chain guard halted crediting and payouts (GET /v1/admin/chain)" }
   // A restored or restarted service has not yet compared the chain with its checkpoint: ready now
   // could turn into a halt a pass later.
+  if (p.deciding) return { ok: false, detail: `head ${p.head}; the chain guard's checkpoint block was missing on the last pass (a lagging node, or a chain that lost it): the next pass decides` }
   if (!p.checked) return { ok: false, detail: `head ${p.head}; the deposit watcher's first pass (the chain guard's first check) has not finished` }
   const lag = p.lagBlocks ?? 0
   if (lag > o.maxLagBlocks) return { ok: false, detail: `watcher ${lag} blocks behind head ${p.head} (max ${o.maxLagBlocks})` }

@@ -90,7 +90,7 @@ export interface OpsParts {
   readonly chain?: {
     readonly chain: Pick<Chain, "head">
     readonly watcher: { readonly scannedThroughBlock: bigint; readonly passed: boolean }
-    readonly guard: { readonly isHalted: boolean }
+    readonly guard: { readonly isHalted: boolean; readonly deciding: boolean }
     readonly depositServer: { readonly listening: boolean }
   }
 }

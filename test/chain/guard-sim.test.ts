@@ -11,6 +11,7 @@ import type { Address } from "../../src/chain/chain.ts"
 import { ChainGuard, fileCheckpointStore, memoryCheckpointStore } from "../../src/chain/guard.ts"
 import { PayoutWorker } from "../../src/chain/payouts.ts"
 import { SimChain } from "../../src/chain/sim.ts"
+import { chainProbe } from "../../src/ops/chain-probe.ts"
 import { DepositWatcher } from "../../src/chain/watcher.ts"
 import { keyFromLabel } from "../../src/client/keys.ts"
 import { Exchange, memoryJournal } from "../../src/service/exchange.ts"
@@ -128,9 +129,14 @@ describe("chain guard (sim chain)", () => {
     expect(lost.some((tx) => tx.kind === "transfer")).toBe(true)
     w.restart() // a new process: the checkpoint comes from the store
     // A block missing once could be a lagging RPC node: the pass only waits; the next one halts.
+    // In between the chain is not checked, so /v1/ready's probe must not call it ready (test/ops/backup.test.ts).
+    const probe = chainProbe({ chain: w.chain, watcher: w.proc().watcher, guard: w.proc().guard, timeoutMs: 1000 })
     expect((await w.step()).halted).toBe(false)
     expect(w.proc().guard.status().state).toBe("ok")
+    expect(w.proc().watcher.passed).toBe(true)
+    expect(await probe.probe()).toMatchObject({ halted: false, checked: false, deciding: true })
     expect((await w.step()).halted).toBe(true)
+    expect(await probe.probe()).toMatchObject({ halted: true, deciding: false })
     const status = w.proc().guard.status()
     expect(status.state).toBe("halted")
     expect(status.halt!.reason).toMatch(/^the chain went back: block \d+ is gone/)

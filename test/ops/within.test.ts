@@ -22,8 +22,8 @@ describe("within", () => {
   })
 
   it("bounds readiness's journal sync and the chain probe's head", async () => {
-    const probe = chainProbe({ chain: { head: never }, watcher: { scannedThroughBlock: 0n, passed: true }, guard: { isHalted: false }, timeoutMs: 20 })
-    expect(await probe.probe()).toEqual({ head: null, lagBlocks: null, halted: false, checked: true, error: "no answer within 20 ms" })
+    const probe = chainProbe({ chain: { head: never }, watcher: { scannedThroughBlock: 0n, passed: true }, guard: { isHalted: false, deciding: false }, timeoutMs: 20 })
+    expect(await probe.probe()).toEqual({ head: null, lagBlocks: null, halted: false, checked: true, deciding: false, error: "no answer within 20 ms" })
     const report = await readiness({ journal: { sync: never }, maxLagBlocks: 5, timeoutMs: 20, chain: probe })()
     expect(report.status).toBe("not_ready")
     expect(report.checks.journal).toEqual({ ok: false, detail: expect.stringContaining("journal sync did not finish within 20 ms") })
